@@ -32,6 +32,20 @@ const char* echomq_job_result(const echomq_job* j, size_t* len) {
   return j ? j->j.result.c_str() : "";
 }
 const char* echomq_job_result_dropped(const echomq_job* j) { return j ? j->j.result_dropped.c_str() : ""; }
+const char* echomq_job_name(const echomq_job* j) { return j ? j->j.name.c_str() : ""; }
+size_t echomq_job_header_count(const echomq_job* j) { return j ? j->j.headers.size() : 0; }
+const char* echomq_job_header_key(const echomq_job* j, size_t i) {
+  return j && i < j->j.headers.size() ? j->j.headers[i].first.c_str() : nullptr;
+}
+const char* echomq_job_header_value(const echomq_job* j, size_t i) {
+  return j && i < j->j.headers.size() ? j->j.headers[i].second.c_str() : nullptr;
+}
+const char* echomq_job_header(const echomq_job* j, const char* key) {
+  if (!j || !key) return nullptr;
+  for (const auto& h : j->j.headers)
+    if (h.first == key) return h.second.c_str();
+  return nullptr;
+}
 void echomq_job_free(echomq_job* j) { delete j; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }

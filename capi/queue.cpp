@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "guard.hpp"
+#include "job_meta.hpp"
 #include "handles.hpp"
 #include "validate.hpp"
 #include "versioned.hpp"
@@ -40,13 +41,38 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
   if (o.at_ms > 0 && o.delay_ms > 0) echomq::invalid("delay_ms and at_ms exclude each other");
   if (o.expire_flags & ~static_cast<unsigned int>(ECHOMQ_EXPIRE_DROP)) echomq::invalid("unknown expire_flags");
   echomq::checkLimits(limitsOf(o));
+  if (o.header_count > 0 && !o.headers) echomq::invalid("headers is NULL with a non-zero count");
   return o;
+}
+
+// The stored form of options o's name and headers ("" = none), checked
+// (cpp/job_meta.hpp).
+std::string metaOf(const echomq_enqueue_options& o) {
+  if ((!o.name || !*o.name) && o.header_count == 0) return {};
+  std::vector<std::pair<std::string_view, std::string_view>> h;
+  h.reserve(o.header_count);
+  for (size_t i = 0; i < o.header_count; ++i) {
+    if (!o.headers[i].key || !o.headers[i].value) echomq::invalid("a header's key or value is NULL");
+    h.emplace_back(o.headers[i].key, o.headers[i].value);
+  }
+  return echomq::encodeMeta(o.name ? o.name : "", h);
+}
+
+// Gives every job of a call meta m (already encoded; "" = none).
+void setMeta(std::vector<echomq::NewJob>& jobs, const std::string& m) {
+  if (m.empty()) return;
+  for (echomq::NewJob& j : jobs) {
+    j.meta = m.data();
+    j.meta_len = m.size();
+  }
 }
 
 // Enqueues `jobs` with options o: their ids, and which were duplicates
 // (an idempotency key seen within its window; only with keys).
 echomq::EnqueueResult enqueue(echomq_client* c, const char* queue, std::vector<echomq::NewJob>& jobs, bool keyed,
                               const echomq_enqueue_options& o) {
+  const std::string meta = metaOf(o);
+  setMeta(jobs, meta);
   if (!keyed)
     return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate,
                             o.at_ms, limitsOf(o)),

@@ -35,7 +35,7 @@ struct Versions<echomq_enqueue_options> {
                                     EMQ_END(echomq_enqueue_options, keep_ms),
                                     EMQ_END(echomq_enqueue_options, cost_estimate),
                                     EMQ_END(echomq_enqueue_options, at_ms), EMQ_END(echomq_enqueue_options, timeout_ms),
-                                    sizeof(echomq_enqueue_options)};
+                                    EMQ_END(echomq_enqueue_options, name), sizeof(echomq_enqueue_options)};
 };
 template <>
 struct Versions<echomq_worker_options> {

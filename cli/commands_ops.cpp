@@ -55,6 +55,11 @@ void show_job(Context &ctx, const echomq_job *j) {
     bytes_member(more, "progress", std::string_view(prog, plen));
     bytes_member(more, "result", std::string_view(res, rlen));
     more.key("result_dropped").str(echomq_job_result_dropped(j));
+    more.key("name").str(echomq_job_name(j));
+    more.key("headers").begin_object();
+    for (size_t i = 0, n = echomq_job_header_count(j); i < n; ++i)
+      more.key(echomq_job_header_key(j, i)).str(echomq_job_header_value(j, i));
+    more.end_object();
     more.end_object();
     std::string m = more.text();
     std::string extra = ",\"state\":\"" + std::string(state_word(state)) + "\",\"due_at_ms\":" +
@@ -74,10 +79,14 @@ void show_job(Context &ctx, const echomq_job *j) {
   std::string out = "id        " + std::to_string(echomq_job_id(j)) + "\n" +
                     "state     " + state_word(state) + (when.empty() ? "" : " (" + when + ")") + "\n" +
                     "lane      " + echomq_job_group(j) + "\n" +
+                    (*echomq_job_name(j) ? "name      " + display_bytes(echomq_job_name(j), 200) + "\n" : "") +
                     "attempts  " + (echomq_job_token(j) == 0 ? "none yet, max " +
                                         std::to_string(echomq_job_max_attempts(j))
                                                                 : attempt_text(j)) + "\n" +
                     "enqueued  " + human_duration(now - echomq_job_enqueued_at_ms(j)) + " ago\n";
+  for (size_t i = 0, n = echomq_job_header_count(j); i < n; ++i)
+    out += "header    " + display_bytes(echomq_job_header_key(j, i), 200) + ": " +
+           display_bytes(echomq_job_header_value(j, i), 2000) + "\n";
   if (echomq_job_started_at_ms(j))
     out += "started   " + human_duration(now - echomq_job_started_at_ms(j)) + " ago\n";
   if (*echomq_job_last_error(j)) out += std::string("error     ") + display_bytes(echomq_job_last_error(j), 2000) + "\n";

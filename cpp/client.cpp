@@ -8,6 +8,7 @@
 #include "args.hpp"
 #include "clock.hpp"
 #include "error.hpp"
+#include "job_meta.hpp"
 #include "job_record.hpp"
 #include "nonce.hpp"
 #include "replies_gen.hpp"
@@ -112,6 +113,8 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
   w.fixed(delay_ms, max_attempts);
   w.section<L::Jobs>(jobs.size());
   for (const NewJob& j : jobs) w.row<L::Jobs>(w.bytes(j.group, j.group_len), w.bytes(j.payload, j.payload_len));
+  bool meta = false;  // names and headers go only when a job has them
+  for (const NewJob& j : jobs) meta = meta || j.meta_len > 0;
   if (window_ms > 0) {
     w.option<L::Keys>(window_ms);
     for (const NewJob& j : jobs) w.perRow<L::Keys>(w.bytes(j.key, j.key ? j.key_len : 0));
@@ -121,6 +124,10 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
   if (at_ms > 0) w.option<L::At>(at_ms);
   if (limits.any())
     w.option<L::Life>(limits.timeout_ms, limits.expires_at_ms, limits.ttl_ms, limits.expire_drop ? "1" : "0");
+  if (meta) {
+    w.option<L::Meta>();
+    for (const NewJob& j : jobs) w.perRow<L::Meta>(w.bytes(j.meta, j.meta ? j.meta_len : 0));
+  }
   w.done();
   return run(Script::Enqueue);
 }
@@ -141,6 +148,7 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
       echomq::fail(kTooLarge, "payload of " + std::to_string(j.payload_len) +
                                  " bytes is over the limit of " +
                                  std::to_string(opts_.max_payload));
+    if (j.meta_len > kJobMetaMax) invalid("job name and headers are over " + std::to_string(kJobMetaMax) + " bytes");
     if (j.key_len > kDedupKeyMax)
       invalid("idempotency key is longer than " + std::to_string(kDedupKeyMax) + " bytes");
   }
@@ -700,6 +708,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");
     j.last_error = str(r.get(), b + F::last_error, "dead");
     j.allowed = u64(r.get(), b + F::allowed, "dead");
+    readMeta(str(r.get(), b + F::meta, "dead"), j);
     j.state = kJobDead;
   }
   return out;

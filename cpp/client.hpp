@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "connection.hpp"
@@ -72,6 +73,9 @@ struct Job {
   std::string schedule;
   int64_t tick_ms = 0;
   std::string result_dropped;  // why a completed job keeps no result ("" = none)
+  // Its name ("" = none) and headers, as enqueued (cpp/job_meta.hpp).
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> headers;
   // Which attempt of its current budget (echomq_job_attempt): a redrive
   // gives a fresh budget by raising the attempts allowed, so
   // attempts - (allowed - max).
@@ -144,6 +148,10 @@ struct NewJob {
   size_t payload_len;
   const char* key = nullptr;  // idempotency key (NULL or "" = none)
   size_t key_len = 0;
+  // Its name and headers, stored form (cpp/job_meta.hpp: encodeMeta; NULL
+  // or "" = none), already checked.
+  const char* meta = nullptr;
+  size_t meta_len = 0;
 };
 
 // What an enqueue did: each job's id, and which were duplicates of a job

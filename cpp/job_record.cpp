@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "error.hpp"
+#include "job_meta.hpp"
 
 namespace echomq {
 
@@ -38,10 +39,22 @@ void readRecord(std::string_view rec, Job& j) {
   uint64_t mx = field<uint64_t>(rec, "job record");
   if (mx > std::numeric_limits<uint32_t>::max()) bad("job record");
   j.max_attempts = static_cast<uint32_t>(mx);
-  size_t gl = field<size_t>(rec, "job record");
-  if (gl == 0 || gl > rec.size()) bad("job record");
+  // "<group bytes> " or, with a name or headers, "<group bytes>:<meta bytes> ".
+  size_t gl = 0, ml = 0;
+  auto [p, ec] = std::from_chars(rec.data(), rec.data() + rec.size(), gl);
+  if (ec != std::errc() || p == rec.data()) bad("job record");
+  rec.remove_prefix(static_cast<size_t>(p - rec.data()));
+  if (!rec.empty() && rec[0] == ':') {
+    rec.remove_prefix(1);
+    ml = field<size_t>(rec, "job record");
+  } else {
+    if (rec.empty() || rec[0] != ' ') bad("job record");
+    rec.remove_prefix(1);
+  }
+  if (gl == 0 || gl > rec.size() || ml > rec.size() - gl) bad("job record");
   j.group.assign(rec.data(), gl);
-  j.payload.assign(rec.data() + gl, rec.size() - gl);
+  if (ml > 0) readMeta(rec.substr(gl, ml), j);
+  j.payload.assign(rec.data() + gl + ml, rec.size() - gl - ml);
 }
 
 void readDelivery(std::string_view att, Job& j) {

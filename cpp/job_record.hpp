@@ -11,7 +11,9 @@
 namespace echomq {
 
 // "<enqueued at> <attempts allowed> <max attempts> <group bytes> <group><payload>"
-// -> j.enqueued_at_ms, allowed, max_attempts, group, payload. Throws kProto on
+// or "... <group bytes>:<meta bytes> <group><meta><payload>"
+// -> j.enqueued_at_ms, allowed, max_attempts, group, payload (and name,
+// headers: cpp/job_meta.hpp). Throws kProto on
 // any other shape (a library/script version mismatch).
 void readRecord(std::string_view rec, Job& j);
 

@@ -7,6 +7,7 @@
 #include "args.hpp"
 #include "client.hpp"
 #include "error.hpp"
+#include "job_meta.hpp"
 #include "replies_gen.hpp"
 #include "script_reply.hpp"
 #include "validate.hpp"
@@ -66,6 +67,7 @@ Job Client::getJob(const char* queue, uint64_t id) {
   j.schedule = str(a, at(F::schedule), "job schedule");
   j.tick_ms = i64(a, at(F::tick), "job tick");
   j.result_dropped = str(a, at(F::result_dropped), "job result dropped");
+  readMeta(str(a, at(F::meta), "job meta"), j);
   return j;
 }
 

@@ -93,6 +93,14 @@ constexpr int64_t kKeepMaxMs = 366LL * 24 * 3600 * 1000;
 constexpr uint64_t kKeepLastMax = 10000000;
 constexpr uint64_t kEventsMaxlenMax = 10000000;
 constexpr int64_t kWaitGraceMs = 60000;
+// A job's name and headers (cpp/job_meta.cpp): a name of at most
+// kJobNameMax bytes, at most kHeadersMax headers whose keys and values
+// together hold at most kHeadersBytesMax bytes; stored encoded in at most
+// kJobMetaMax bytes (the name, then "\n" key "\t" value per header).
+constexpr size_t kJobNameMax = 128;
+constexpr size_t kHeadersMax = 32;
+constexpr size_t kHeadersBytesMax = 4096;
+constexpr size_t kJobMetaMax = kJobNameMax + kHeadersBytesMax + 2 * kHeadersMax;
 constexpr int64_t kWaitWindowMaxS = 86400;  // of the per-lane wait figures
 // Schedules (cpp/schedules.cpp).
 constexpr size_t kScheduleNameMax = 128;

@@ -20,13 +20,13 @@ for i = 1, #ids, 2 do
   local id = ids[i]
   local rec = rcall('HGET', K.jobs, id)
   if rec then
-    local g, p, at, allowed, mx = unpackRecord(rec)
+    local g, p, at, allowed, mx, meta = unpackRecord(rec)
     local n = #out
     out[n + DEAD_ID] = id; out[n + DEAD_GROUP] = g; out[n + DEAD_PAYLOAD] = p
     local att, err, token = unpackAtt(rcall('HGET', K.att, id))
     out[n + DEAD_ATTEMPTS] = att; out[n + DEAD_MAX_ATTEMPTS] = mx; out[n + DEAD_ENQUEUED_AT] = at
     out[n + DEAD_DEAD_AT] = ids[i + 1]; out[n + DEAD_LAST_ERROR] = err; out[n + DEAD_ALLOWED] = S(allowed)
-    out[n + DEAD_TOKEN] = S(token)
+    out[n + DEAD_TOKEN] = S(token); out[n + DEAD_META] = meta or ''
     out[2] = out[2] + 1
   end
 end

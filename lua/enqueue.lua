@@ -21,6 +21,9 @@
 --           ttl: ms from now; 0 = none; a deadline passed, or before the
 --           jobs are due, is EINVAL) and drop ("1": an expired job is
 --           removed, not dead-lettered) (lua/includes/lifeEnqueue.lua)
+--   meta    (option) each job's name and headers ("" = none; at most
+--           JOB_META_MAX bytes, no control character but "\n" and "\t"),
+--           stored in its record as is (lua/includes/record.lua)
 -- Returns {OK, an `enqueued` head: first id, n}; with keys {OK, the head
 -- (first id, jobs enqueued), n ids, n duplicate flags}: an entry whose key
 -- the queue saw within its window (or an earlier entry of the call had) is

@@ -51,9 +51,10 @@ if not id then
   out[1 + INFO_RESULT] = o.result
   out[1 + INFO_SCHEDULE], out[1 + INFO_TICK] = tickOf(A.id)
   out[1 + INFO_RESULT_DROPPED] = o.dropped or ''
+  out[1 + INFO_META] = ''
   return out
 end
-local g, p, at, allowed, mx = unpackRecord(rec)
+local g, p, at, allowed, mx, meta = unpackRecord(rec)
 -- The set that holds the id is where the job is (I3).
 local state, when = jobPlace(id)
 local att, err, token = unpackAtt(rcall('HGET', K.att, id))
@@ -76,4 +77,5 @@ out[1 + INFO_PROGRESS] = o and o.progress or rcall('HGET', K.progress, id) or ''
 out[1 + INFO_RESULT] = ''
 out[1 + INFO_SCHEDULE], out[1 + INFO_TICK] = tickOf(id)
 out[1 + INFO_RESULT_DROPPED] = ''
+out[1 + INFO_META] = meta or ''
 return out

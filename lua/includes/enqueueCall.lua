@@ -7,7 +7,9 @@
 -- (the idempotency key of each job, "" = none, or nil without the option)
 -- with their window, keep (the jobs' own retention, "ms last", or nil) and
 -- estimate (cost units, or nil), at (a due time, server ms, or nil), life
--- (a time limit and start deadline, or nil: lua/includes/lifeEnqueue.lua).
+-- (a time limit and start deadline, or nil: lua/includes/lifeEnqueue.lua),
+-- meta (each job's name and headers as the core encoded them, "" = none, or
+-- nil without the option).
 -- Or nil and {EINVAL, msg}.
 local function enqueueCall()
   local A, bad = readArgs()
@@ -41,6 +43,15 @@ local function enqueueCall()
   if A.at then
     E.at = argInt(A.at.ms, 0, ID_MAX)
     if not E.at or delay > 0 then return nil, { EINVAL, 'enqueue: bad due time (at)' } end
+  end
+  if A.meta then  -- each job's name and headers, opaque (lua/includes/record.lua)
+    E.meta = A.meta.meta
+    for i = 1, jobs.n do
+      local m = E.meta[i]
+      if #m > JOB_META_MAX or string.find(m, '[%z\1-\8\11-\31\127]') then
+        return nil, { EINVAL, 'enqueue: bad job name or headers (at most ' .. JOB_META_MAX .. ' bytes, no control character)' }
+      end
+    end
   end
   if A.life then  -- a time limit, a start deadline (lua/includes/lifeEnqueue.lua)
     local bad

@@ -26,7 +26,7 @@ local function addJobs(Q, E, entries, lanes, now)
     local g = E.groups[i]
     local id = S(first + e - 1)
     recs[e + e - 1] = id
-    recs[e + e] = packRecordWith(head, g, E.payloads[i])
+    recs[e + e] = packRecordWith(head, g, E.payloads[i], E.meta and E.meta[i])
     local l = idsOf[g]
     if not l then l = {}; idsOf[g] = l end
     l[#l + 1] = id

@@ -2,6 +2,10 @@
 -- A job's record, one field of the jobs hash (field = id): immutable but for
 -- a redrive or a release, which raise the attempts it is allowed.
 --   "<enqueued at> <attempts allowed> <max attempts> <group bytes> <group><payload>"
+-- or, for a job with a name or headers (its meta, opaque here: the core
+-- encodes and decodes it, cpp/job_meta.cpp),
+--   "<enqueued at> <attempts allowed> <max attempts> <group bytes>:<meta bytes> <group><meta><payload>"
+-- so a job without them is stored as before and costs nothing more.
 -- Attempts allowed: the attempt count at which a failed attempt dead-letters
 -- the job (max attempts until a redrive raises it to the attempts so far +
 -- max attempts, or a release by one). (A lane's "cap" is another thing: the
@@ -12,13 +16,20 @@
 -- both formats too (cpp/job_record.cpp), so a change here changes it.
 -- The fields before the group: one string for all the jobs of a call.
 local function recordHead(at, allowed, mx) return S(at) .. ' ' .. S(allowed) .. ' ' .. S(mx) .. ' ' end
-local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end
-local function packRecord(at, allowed, mx, g, p) return packRecordWith(recordHead(at, allowed, mx), g, p) end
--- Returns group, payload, enqueued at (string), attempts allowed, max attempts (string).
+local function packRecordWith(head, g, p, m)
+  if m and #m > 0 then return head .. #g .. ':' .. #m .. ' ' .. g .. m .. p end
+  return head .. #g .. ' ' .. g .. p
+end
+local function packRecord(at, allowed, mx, g, p, m) return packRecordWith(recordHead(at, allowed, mx), g, p, m) end
+-- Returns group, payload, enqueued at (string), attempts allowed, max
+-- attempts (string), meta (nil when none).
 local function unpackRecord(rec)
-  local at, allowed, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
+  local at, allowed, mx, gl, ml, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+):?(%d*) ()')
   gl = gl + 0  -- digits (base.lua: argInt)
-  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(allowed), mx
+  local g = string.sub(rec, pos, pos + gl - 1)
+  if ml == '' then return g, string.sub(rec, pos + gl), at, tonumber(allowed), mx end
+  ml = ml + 0
+  return g, string.sub(rec, pos + gl + ml), at, tonumber(allowed), mx, string.sub(rec, pos + gl, pos + gl + ml - 1)
 end
 -- A job's delivery state, one field of the att hash (absent until its first
 -- claim): "<token> <attempts> <group>", then "\n<last error>" once an
@@ -80,6 +91,6 @@ local function tokenClock(now, nonce)
 end
 -- The record with its attempts allowed raised to `allowed`.
 local function withAllowed(rec, allowed)
-  local g, p, at, _, mx = unpackRecord(rec)
-  return packRecord(tonumber(at), allowed, tonumber(mx), g, p)
+  local g, p, at, _, mx, m = unpackRecord(rec)
+  return packRecord(tonumber(at), allowed, tonumber(mx), g, p, m)
 end

@@ -113,3 +113,16 @@ def test_a_stale_ack_says_what_happened(cli):
     err = one_line_error(p)
     assert p.returncode == 5 and f"token {t1} is stale" in err and f"current token {again['token']}" in err
     cli.ok("ack", str(jid), str(again["token"]))
+
+
+def test_job_shows_its_name_and_headers(cli, server, queue):
+    import echomq
+
+    with echomq.connect(server["url"]) as c:
+        jid = c.queue(queue).enqueue("a", "x", name="email:send", headers={"tenant": "acme"})
+        plain = c.queue(queue).enqueue("a", "y")
+    j = cli.json("job", str(jid))
+    assert (j["name"], j["headers"]) == ("email:send", {"tenant": "acme"})
+    assert cli.json("job", str(plain))["headers"] == {}
+    text = cli.ok("job", str(jid))
+    assert "name      email:send" in text and "header    tenant: acme" in text

@@ -51,8 +51,23 @@ func jobFromHandle(q *Queue, j capi.Job) *Job {
 		Progress:      outcomeBytes(j, 0, n[12]),
 		Result:        outcomeBytes(j, 1, n[13]),
 		ResultDropped: capi.Job_result_dropped(j),
+		Name:          capi.Job_name(j),
+		Headers:       jobHeaders(j),
 		q:             q,
 	}
+}
+
+// jobHeaders copies a C job's headers (nil when it has none).
+func jobHeaders(j capi.Job) map[string]string {
+	n := capi.Job_header_count(j)
+	if n == 0 {
+		return nil
+	}
+	h := make(map[string]string, n)
+	for i := int64(0); i < n; i++ {
+		h[capi.Job_header_key(j, i)] = capi.Job_header_value(j, i)
+	}
+	return h
 }
 
 // outcomeBytes copies a job's progress (what = 0) or result (1) of length n.

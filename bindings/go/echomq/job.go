@@ -39,6 +39,12 @@ type Job struct {
 	// 65,536 bytes (Worker.Serializer). The job completed all the same.
 	ResultDropped string
 
+	// Name and Headers: what the job was enqueued with (WithName,
+	// WithHeaders; "" and nil when none). Claims, Queue.Job and Queue.Dead
+	// show them; a completed job's outcome keeps neither.
+	Name    string
+	Headers map[string]string
+
 	q      *Queue
 	result []byte // SetResult: reported with the job's success by a Worker
 	value  any    // SetResultValue: encoded by the Worker's Serializer

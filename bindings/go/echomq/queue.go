@@ -3,7 +3,9 @@ package echomq
 import (
 	"context"
 	"errors"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/echomq/echomq/bindings/go/internal/capi"
@@ -34,6 +36,9 @@ type enqueueConfig struct {
 	estimate    uint64        // WithCostEstimate
 	at          time.Time     // WithAt
 	life        jobLimits     // WithTimeout, WithTTL, WithExpiresAt, WithExpireDrop (lifecycle.go)
+	name        string        // WithName
+	headers     string        // WithHeaders: "key\tvalue" entries joined by "\n"
+	headersErr  error         // WithHeaders: a key or value no job may carry
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -67,6 +72,42 @@ func WithCostEstimate(units uint64) EnqueueOption {
 	return func(c *enqueueConfig) { c.estimate = units }
 }
 
+// WithName gives the job a name (its kind, as a Mux dispatches on it):
+// 1..128 bytes (ECHOMQ_JOB_NAME_MAX), no control character. It is kept
+// with the job through retries and redrives (Job.Name).
+func WithName(name string) EnqueueOption {
+	return func(c *enqueueConfig) { c.name = name }
+}
+
+// WithHeaders gives the job a small map of string headers (Job.Headers):
+// at most 32 (ECHOMQ_HEADERS_MAX), keys and values 4,096 bytes in all
+// (ECHOMQ_HEADERS_BYTES_MAX), no control character. A later WithHeaders
+// replaces an earlier one.
+func WithHeaders(h map[string]string) EnqueueOption {
+	return func(c *enqueueConfig) {
+		c.headers, c.headersErr = "", nil
+		keys := make([]string, 0, len(h))
+		for k := range h {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // one order, whatever the map's
+		var b strings.Builder
+		for i, k := range keys {
+			if strings.ContainsAny(k, "\x00\t\n") || strings.ContainsAny(h[k], "\x00\t\n") {
+				c.headersErr = invalid("WithHeaders: header " + strconv.Quote(k) + " holds a control character")
+				return
+			}
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(k)
+			b.WriteByte('\t')
+			b.WriteString(h[k])
+		}
+		c.headers = b.String()
+	}
+}
+
 // enqueueOptions applies opts and gives the numbers of the one enqueue shim
 // (capi EMQGO_EOPT_*), every duration checked in Go's terms first.
 func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
@@ -75,6 +116,12 @@ func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
 		o(&cfg)
 	}
 	nums := make([]int64, capi.EMQGO_EOPT_NUMS)
+	if cfg.headersErr != nil {
+		return cfg, nil, cfg.headersErr
+	}
+	if hasNUL(cfg.name) {
+		return cfg, nil, invalid("WithName: the name holds a NUL byte")
+	}
 	var err error
 	if nums[capi.EMQGO_EOPT_DELAY_MS], err = durationMS("WithDelay: the delay", cfg.delay, 0, delayMax); err != nil {
 		return cfg, nil, err
@@ -140,7 +187,7 @@ func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts 
 	}
 	var id [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue(h, q.name, group, payload, nums, cfg.key, id[:])
+		return capi.Enqueue(h, q.name, group, payload, nums, cfg.key, cfg.name, cfg.headers, id[:])
 	})
 	if err == nil && Code(rc) == CodeDuplicate {
 		err = ErrDuplicate
@@ -216,7 +263,7 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
-	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Enqueue_batch(h, q.name, b, nums) })
+	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Enqueue_batch(h, q.name, b, nums, cfg.name, cfg.headers) })
 	if failed(err) {
 		return nil, nil, err
 	}

@@ -65,6 +65,7 @@ from .queue import UNSET, JobId, Queue
 from .schedules import Schedule, Schedules, Upserted
 from .lifecycle import JobHalted, LifecycleSettings
 from .worker import DiscardJob, NoRetry, Worker, WorkerStats
+from .tasks import App, JSONSerializer, MsgpackSerializer, Task, TaskFailed, TaskResult
 
 __version__: str = _echomq.version_string()
 """Version of the libechomq built into this package."""
@@ -81,6 +82,9 @@ LIMIT_MAX: int = _echomq.LIMIT_MAX
 REASON_MAX: int = _echomq.REASON_MAX
 KEY_LAYOUT: int = _echomq.KEY_LAYOUT
 DEDUP_KEY_MAX: int = _echomq.DEDUP_KEY_MAX
+JOB_NAME_MAX: int = _echomq.JOB_NAME_MAX
+HEADERS_MAX: int = _echomq.HEADERS_MAX
+HEADERS_BYTES_MAX: int = _echomq.HEADERS_BYTES_MAX
 SHARDS_MAX: int = _echomq.SHARDS_MAX
 RESULT_MAX: int = _echomq.RESULT_MAX
 PROGRESS_MAX: int = _echomq.PROGRESS_MAX
@@ -106,6 +110,12 @@ __all__ = [
     "QueueStats",
     "LaneInfo",
     "Worker",
+    "App",
+    "Task",
+    "TaskResult",
+    "TaskFailed",
+    "JSONSerializer",
+    "MsgpackSerializer",
     "WorkerStats",
     "DiscardJob",
     "NoRetry",
@@ -116,6 +126,9 @@ __all__ = [
     "JobHalted",
     "LifecycleSettings",
     "DEDUP_KEY_MAX",
+    "JOB_NAME_MAX",
+    "HEADERS_MAX",
+    "HEADERS_BYTES_MAX",
     "UNSET",
     "error_class",
     "version",

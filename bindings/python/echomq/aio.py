@@ -47,6 +47,7 @@ from .queue import JobId, Queue
 from .schedules import AsyncSchedules
 from .worker import Worker as _ThreadWorker
 from .worker import WorkerStats
+from . import tasks as _tasks
 
 log = logging.getLogger("echomq.aio")
 
@@ -544,3 +545,55 @@ def _sync_job(job: Any) -> Any:
 
 def __dir__() -> List[str]:
     return sorted(__all__)
+
+
+class TaskResult(_tasks.TaskResult):
+    """:class:`echomq.TaskResult` whose :meth:`wait` is awaitable
+    (cancelling the task interrupts the wait)."""
+
+    async def wait(self, timeout: Optional[_convert.Seconds] = None) -> Any:  # type: ignore[override]
+        app = self.task.app
+        assert isinstance(app, App)
+        job = await app.aclient.queue(self.task.queue_name).wait(self.id, timeout)
+        return self.task._value(job)
+
+
+class Task(_tasks.Task):
+    """:class:`echomq.Task` whose enqueues are awaitable."""
+
+    async def enqueue(self, *args: Any, **kwargs: Any) -> TaskResult:  # type: ignore[override]
+        lane, payload, o = self._job(args, kwargs, {})
+        return TaskResult(self, int(await _call(self.queue.enqueue, lane, payload, **o)))
+
+    async def enqueue_in(self, delay: _convert.Seconds, *args: Any, **kwargs: Any) -> TaskResult:  # type: ignore[override]
+        lane, payload, o = self._job(args, kwargs, {"delay": delay})
+        return TaskResult(self, int(await _call(self.queue.enqueue, lane, payload, **o)))
+
+    async def enqueue_at(self, when: Any, *args: Any, **kwargs: Any) -> TaskResult:  # type: ignore[override]
+        lane, payload, o = self._job(args, kwargs, {"at": when})
+        return TaskResult(self, int(await _call(self.queue.enqueue, lane, payload, **o)))
+
+
+class App(_tasks.BaseApp):
+    """:class:`echomq.App` under asyncio: ``await task.enqueue(...)``,
+    ``await result.wait()``, and :meth:`worker` runs ``async def`` tasks on
+    the event loop (a plain function runs there too: keep it short).  The
+    client connects when the App is made (a URL) or is given connected."""
+
+    _task_class = Task
+
+    def __init__(self, client: Any, **options: Any) -> None:
+        super().__init__(client, **options)
+        self.aclient = AsyncClient(self.client)
+
+    def worker(self, queue: Optional[str] = None, **options: Any) -> Worker:
+        """An :class:`echomq.aio.Worker` running each job's task by name
+        (options as :meth:`echomq.App.worker`)."""
+        return Worker(self.client.queue(self._queues(queue)), self._handle, **options)
+
+    async def _handle(self, job: Job) -> Optional[bytes]:
+        t, args, kwargs = self._task_of(job)
+        value = t.fn(*args, **kwargs)
+        if inspect.isawaitable(value):
+            value = await value
+        return self._result_of(value)

@@ -77,6 +77,10 @@ class Job:
             kept one, or had none): the Worker could not encode what the
             handler returned, or it was over ``echomq.RESULT_MAX``.  The job
             completed all the same.
+        name: the name (kind) it was enqueued with ("" if none); a tasks
+            ``App`` dispatches on it.
+        headers: its headers as enqueued (a dict of str, empty if none).
+            A completed job's outcome keeps neither.
     """
 
     # Typed once more for checkers; the import checks these names against
@@ -98,6 +102,8 @@ class Job:
     progress: bytes
     result: bytes
     result_dropped: str
+    name: str
+    headers: Dict[str, str]
 
     __slots__ = ("_queue", "_cost", "_halt", "_halt_why") + _FIELDS
 

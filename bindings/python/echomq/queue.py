@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _convert, _echomq
 from . import flows as _flows
@@ -94,6 +94,8 @@ class Queue(LifecycleCalls):
         ttl: Optional[_convert.Seconds] = None,
         expires_at: Optional[datetime.datetime] = None,
         expire_drop: bool = False,
+        name: Optional[str] = None,
+        headers: Optional[Mapping[str, str]] = None,
     ) -> "JobId":
         """Enqueue one job on lane ``group`` and return its id.
 
@@ -128,6 +130,13 @@ class Queue(LifecycleCalls):
                 by then never starts. It dies "expired" (or is removed,
                 ``expire_drop=True``). A deadline past, or before the job is
                 due, is refused.
+            name: the job's name (kind), 1..``JOB_NAME_MAX`` bytes, no
+                control character; ``None`` = none. Kept with the job
+                (:attr:`Job.name`); a tasks :class:`echomq.App` dispatches
+                on it.
+            headers: a small dict of str to str kept with the job
+                (:attr:`Job.headers`): at most ``HEADERS_MAX`` entries of
+                ``HEADERS_BYTES_MAX`` bytes in all, no control character.
 
         Returns:
             the job id, an ``int`` whose ``duplicate`` attribute says whether
@@ -142,6 +151,7 @@ class Queue(LifecycleCalls):
         p = _convert.payload_bytes(payload)
         options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
         options.update(job_limits(timeout, ttl, expires_at, expire_drop))
+        options.update(job_meta(name, headers))
         k = None if key is None else _dedup_key(key)
         if k == "":
             raise InvalidArgument("idempotency key is empty (None means none)")
@@ -162,6 +172,8 @@ class Queue(LifecycleCalls):
         ttl: Optional[_convert.Seconds] = None,
         expires_at: Optional[datetime.datetime] = None,
         expire_drop: bool = False,
+        name: Optional[str] = None,
+        headers: Optional[Mapping[str, str]] = None,
     ) -> List["JobId"]:
         """Enqueue many ``(group, payload)`` or ``(group, payload, key)``
         jobs in one round trip.
@@ -174,7 +186,8 @@ class Queue(LifecycleCalls):
         refused batch writes nothing.  Jobs are minted in the order given.
         Returns their ids in that order (an empty input sends nothing).
         ``cost_estimate``, ``at``, ``timeout``, ``ttl``, ``expires_at`` and
-        ``expire_drop`` (as :meth:`enqueue`) apply to every job.
+        ``expire_drop``, ``name`` and ``headers`` (as :meth:`enqueue`)
+        apply to every job.
 
         Raises:
             InvalidArgument: a bad group or option (nothing was sent).
@@ -196,6 +209,7 @@ class Queue(LifecycleCalls):
             return []
         options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
         options.update(job_limits(timeout, ttl, expires_at, expire_drop))
+        options.update(job_meta(name, headers))
         out = self._client._raw.enqueue_batch(self._name, groups, payloads, keys if any(keys) else None, options)
         return [JobId(jid, dup) for jid, dup in out]
 
@@ -679,6 +693,23 @@ def _job_id(id: object) -> int:
     if isinstance(id, bool) or not isinstance(id, int) or id < 1:
         raise InvalidArgument(f"job id must be an int >= 1, not {id!r}")
     return id
+
+
+def job_meta(name: Optional[str], headers: Optional[Mapping[str, str]]) -> Dict[str, Any]:
+    """A job's name and headers as enqueue options (the library checks
+    their bytes and sizes before any I/O)."""
+    o: Dict[str, Any] = {}
+    if name is not None:
+        if not isinstance(name, str) or not name:
+            raise InvalidArgument(f"job name must be a non-empty str, got {name!r}")
+        o["name"] = name
+    if headers:
+        if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            raise InvalidArgument("headers must map str to str")
+        o["headers"] = dict(headers)
+    return o
 
 
 def _enqueue_options(

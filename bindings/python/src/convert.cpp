@@ -68,6 +68,14 @@ const JobField kJobFields[] = {
     {"progress", [](J j) -> py::object { return bytes_of(echomq_job_progress, j); }},
     {"result", [](J j) -> py::object { return bytes_of(echomq_job_result, j); }},
     {"result_dropped", [](J j) -> py::object { return text(echomq_job_result_dropped(j)); }},
+    {"name", [](J j) -> py::object { return text(echomq_job_name(j)); }},
+    {"headers",
+     [](J j) -> py::object {
+       py::dict d;
+       for (size_t i = 0, n = echomq_job_header_count(j); i < n; ++i)
+         d[text(echomq_job_header_key(j, i))] = text(echomq_job_header_value(j, i));
+       return d;
+     }},
 };
 constexpr size_t kNJobFields = sizeof kJobFields / sizeof kJobFields[0];
 

@@ -19,9 +19,36 @@ const Field<O> kEnqueueFields[] = {
     {"expire_flags", &O::expire_flags},
 };
 
-O enqueue_options(const py::dict &d) {
+// A job's name and headers from the options ("name": str, "headers": a
+// dict of str): kept here while the call runs, as the options point into it.
+struct Meta {
+  std::string name;
+  std::vector<std::string> text;  // key, value, key, value, ...
+  std::vector<echomq_header> headers;
+};
+
+O enqueue_options(const py::dict &d, Meta &m) {
   O o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  read_fields(o, kEnqueueFields, d);
+  py::dict numeric;
+  for (auto item : d) {
+    const std::string key = py::cast<std::string>(item.first);
+    if (key == "name") {
+      m.name = py::cast<std::string>(item.second);
+      o.name = cstr(m.name, "job name");
+    } else if (key == "headers") {
+      for (auto h : py::cast<py::dict>(item.second)) {
+        m.text.push_back(py::cast<std::string>(h.first));
+        m.text.push_back(py::cast<std::string>(h.second));
+      }
+      for (size_t i = 0; i < m.text.size(); i += 2)
+        m.headers.push_back({cstr(m.text[i], "header key"), cstr(m.text[i + 1], "header value")});
+      o.headers = m.headers.data();
+      o.header_count = m.headers.size();
+    } else {
+      numeric[item.first] = item.second;
+    }
+  }
+  read_fields(o, kEnqueueFields, numeric);
   return o;
 }
 
@@ -30,7 +57,8 @@ py::tuple enqueue(Client &self, const std::string &queue, const std::string &gro
   const char *q = cstr(queue, "queue name");
   const char *g = cstr(group, "group name");
   Bytes p = bytes_view(payload, "payload");
-  O o = enqueue_options(options);
+  Meta m;
+  O o = enqueue_options(options, m);
   if (key) o.idempotency_key = cstr(*key, "idempotency key");
   uint64_t id = 0;
   int rc;
@@ -57,7 +85,8 @@ py::list enqueue_batch(Client &self, const std::string &queue, const py::list &g
     if (rc != ECHOMQ_OK)
       throw_status(rc, ("batch entry " + std::to_string(i) + ": " + echomq_strerror(rc) + " (group " + g + ")").c_str());
   }
-  O o = enqueue_options(options);
+  Meta m;
+  O o = enqueue_options(options, m);
   {
     py::gil_scoped_release nogil;
     self.call([&](echomq_client *c) { return echomq_enqueue_batch(c, q, batch.get(), &o); });

@@ -249,6 +249,19 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_PURGE_MAX 10000
 /* Shard queues of one sharded queue at most (echomq_shards_create). */
 #define ECHOMQ_SHARDS_MAX 256
+/* Job names and headers (since 0.5.0; echomq_enqueue_options.name and
+ * headers, docs/keys.md "Job record"): a name of 1..ECHOMQ_JOB_NAME_MAX
+ * bytes; at most ECHOMQ_HEADERS_MAX headers, keys of 1 or more bytes, the
+ * keys and values together at most ECHOMQ_HEADERS_BYTES_MAX bytes (above:
+ * ECHOMQ_ETOOLARGE). A name, key or value holds no control character
+ * (bytes 0..31 and 127; EINVAL), and two headers do not share a key. The
+ * job stores them as one string of at most ECHOMQ_JOB_META_MAX bytes
+ * (the name, then "\n" key "\t" value per header), which the scripts check
+ * again. */
+#define ECHOMQ_JOB_NAME_MAX 128
+#define ECHOMQ_HEADERS_MAX 32
+#define ECHOMQ_HEADERS_BYTES_MAX 4096
+#define ECHOMQ_JOB_META_MAX 4288
 /* Per-lane wait figures (echomq_set_wait_figures): a window of
  * 1..ECHOMQ_WAIT_WINDOW_MAX_S seconds. */
 #define ECHOMQ_WAIT_WINDOW_MAX_S 86400

@@ -79,6 +79,16 @@ ECHOMQ_API const char *echomq_job_result(const echomq_job *j, size_t *len);
  * (echomq_job_report.result_dropped). The job completed all the same.
  * Owned by the job handle. */
 ECHOMQ_API const char *echomq_job_result_dropped(const echomq_job *j);
+/* Since 0.5.0, on claimed, looked-up and dead jobs (a completed job's
+ * outcome keeps none): the name it was enqueued with ("" = none), and its
+ * headers: a count, the key and value of header i (NULL when i is out of
+ * range), and the value of header `key` (NULL when it has none). Strings
+ * NUL-terminated, owned by the job handle. */
+ECHOMQ_API const char *echomq_job_name(const echomq_job *j);
+ECHOMQ_API size_t echomq_job_header_count(const echomq_job *j);
+ECHOMQ_API const char *echomq_job_header_key(const echomq_job *j, size_t i);
+ECHOMQ_API const char *echomq_job_header_value(const echomq_job *j, size_t i);
+ECHOMQ_API const char *echomq_job_header(const echomq_job *j, const char *key);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
 
 /* A list of jobs (wclaim, batch claims, dead listing). Jobs inside are

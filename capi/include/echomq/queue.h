@@ -20,6 +20,13 @@ extern "C" {
  *
  * ---- Enqueue ---- */
 
+/* One header of a job (echomq_enqueue_options.headers): borrowed strings,
+ * NUL-terminated; limits in echomq/common.h (ECHOMQ_HEADERS_MAX ...). */
+typedef struct echomq_header {
+  const char *key;
+  const char *value;
+} echomq_header;
+
 typedef struct echomq_enqueue_options {
   unsigned int version;   /* ECHOMQ_ENQUEUE_OPTIONS_VERSION */
   int64_t delay_ms;       /* 0 = ready now; 0..ECHOMQ_DELAY_MAX_MS */
@@ -76,23 +83,36 @@ typedef struct echomq_enqueue_options {
   int64_t expires_at_ms;
   int64_t ttl_ms;
   unsigned int expire_flags; /* 0 or ECHOMQ_EXPIRE_DROP */
+  /* Version 7 (0.5.0): a name (the job's kind, as a tasks layer dispatches
+   * on it) and headers for every job of the call, kept with the job through
+   * retries and redrives and shown by lookups, dead listings and claims
+   * (echomq_job_name, echomq_job_header). name: NULL or "" = none, else
+   * 1..ECHOMQ_JOB_NAME_MAX bytes; headers: header_count entries (NULL with
+   * 0 = none). Limits and allowed bytes: echomq/common.h; a bad name or
+   * header is EINVAL, one over a limit ETOOLARGE, before any I/O. A job
+   * with neither is stored as before and costs the server nothing more. */
+  const char *name;
+  const echomq_header *headers;
+  size_t header_count;
 } echomq_enqueue_options;
 
 /* An expired job is removed whole, not dead-lettered (expire_flags). */
 #define ECHOMQ_EXPIRE_DROP 1
 
-/* 6 and 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built
+/* 7, 6 and 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built
  * against version 1 passes 1 and has no idempotency key, against version 2
  * passes 2 and has no retention of its own, against version 3 passes 3 and
  * has no estimate, against version 4 passes 4 and has no at_ms, against
- * version 5 passes 5 and has no time limit or start deadline. */
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 6
+ * version 5 passes 5 and has no time limit or start deadline, against
+ * version 6 passes 6 and has no name or headers. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 7
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 2
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 3
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_4 4
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_5 5
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_6 6
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 /* Fill *opts with defaults (an older version: that version's fields only).
  * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);

@@ -37,7 +37,7 @@ template <>
 std::vector<size_t> ends<echomq_enqueue_options>() {
   return {offsetof(echomq_enqueue_options, idempotency_key), offsetof(echomq_enqueue_options, keep_ms),
           offsetof(echomq_enqueue_options, cost_estimate), offsetof(echomq_enqueue_options, at_ms),
-          offsetof(echomq_enqueue_options, timeout_ms),
+          offsetof(echomq_enqueue_options, timeout_ms), offsetof(echomq_enqueue_options, name),
           sizeof(echomq_enqueue_options)};
 }
 template <>
@@ -145,7 +145,7 @@ TEST_CASE("client options: versions 1, 2 and 3", "[versions]") {
   }
 }
 
-TEST_CASE("enqueue options: versions 1 to 6", "[versions]") {
+TEST_CASE("enqueue options: versions 1 to 7", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-enqueue");
   for (unsigned v = 1; v <= ECHOMQ_ENQUEUE_OPTIONS_VERSION; ++v) {
@@ -168,6 +168,7 @@ TEST_CASE("enqueue options: versions 1 to 6", "[versions]") {
     if (v == 4) whole.cost_estimate = static_cast<uint64_t>(ECHOMQ_ID_MAX) + 1;
     if (v == 5) whole.at_ms = -1;
     if (v == 6) whole.expire_flags = 2;
+    if (v == 7) whole.name = "bad\x01name";
     if (v == 2) whole.idempotency_key = "k";
     o.set(whole);
     EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_enqueue(c.get(), q.c_str(), "g", "p", 1, o.get(), &id));

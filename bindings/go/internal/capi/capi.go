@@ -43,678 +43,692 @@ typedef _gostring_ swig_type_13;
 typedef _gostring_ swig_type_14;
 typedef _gostring_ swig_type_15;
 typedef _gostring_ swig_type_16;
-typedef long long swig_type_17;
+typedef _gostring_ swig_type_17;
 typedef long long swig_type_18;
 typedef _gostring_ swig_type_19;
-typedef _goslice_ swig_type_20;
-typedef long long swig_type_21;
+typedef long long swig_type_20;
+typedef _gostring_ swig_type_21;
 typedef long long swig_type_22;
 typedef long long swig_type_23;
-typedef _gostring_ swig_type_24;
-typedef _goslice_ swig_type_25;
-typedef _gostring_ swig_type_26;
+typedef long long swig_type_24;
+typedef _gostring_ swig_type_25;
+typedef _goslice_ swig_type_26;
 typedef long long swig_type_27;
-typedef _gostring_ swig_type_28;
+typedef long long swig_type_28;
 typedef long long swig_type_29;
 typedef _gostring_ swig_type_30;
-typedef long long swig_type_31;
-typedef long long swig_type_32;
-typedef _gostring_ swig_type_33;
-typedef long long swig_type_34;
+typedef _goslice_ swig_type_31;
+typedef _gostring_ swig_type_32;
+typedef long long swig_type_33;
+typedef _gostring_ swig_type_34;
 typedef long long swig_type_35;
-typedef _goslice_ swig_type_36;
-typedef _gostring_ swig_type_37;
+typedef _gostring_ swig_type_36;
+typedef long long swig_type_37;
 typedef long long swig_type_38;
-typedef long long swig_type_39;
-typedef _goslice_ swig_type_40;
-typedef _gostring_ swig_type_41;
-typedef long long swig_type_42;
-typedef long long swig_type_43;
-typedef _gostring_ swig_type_44;
-typedef _gostring_ swig_type_45;
-typedef long long swig_type_46;
+typedef _gostring_ swig_type_39;
+typedef long long swig_type_40;
+typedef long long swig_type_41;
+typedef _goslice_ swig_type_42;
+typedef _gostring_ swig_type_43;
+typedef long long swig_type_44;
+typedef long long swig_type_45;
+typedef _goslice_ swig_type_46;
 typedef _gostring_ swig_type_47;
 typedef long long swig_type_48;
-typedef _gostring_ swig_type_49;
-typedef long long swig_type_50;
-typedef long long swig_type_51;
+typedef long long swig_type_49;
+typedef _gostring_ swig_type_50;
+typedef _gostring_ swig_type_51;
 typedef long long swig_type_52;
 typedef _gostring_ swig_type_53;
 typedef long long swig_type_54;
-typedef long long swig_type_55;
-typedef _gostring_ swig_type_56;
+typedef _gostring_ swig_type_55;
+typedef long long swig_type_56;
 typedef long long swig_type_57;
 typedef long long swig_type_58;
-typedef long long swig_type_59;
-typedef _goslice_ swig_type_60;
-typedef _gostring_ swig_type_61;
+typedef _gostring_ swig_type_59;
+typedef long long swig_type_60;
+typedef long long swig_type_61;
 typedef _gostring_ swig_type_62;
-typedef _gostring_ swig_type_63;
-typedef _gostring_ swig_type_64;
-typedef _gostring_ swig_type_65;
-typedef _gostring_ swig_type_66;
+typedef long long swig_type_63;
+typedef long long swig_type_64;
+typedef long long swig_type_65;
+typedef _goslice_ swig_type_66;
 typedef _gostring_ swig_type_67;
 typedef _gostring_ swig_type_68;
 typedef _gostring_ swig_type_69;
-typedef long long swig_type_70;
+typedef _gostring_ swig_type_70;
 typedef _gostring_ swig_type_71;
 typedef _gostring_ swig_type_72;
-typedef long long swig_type_73;
+typedef _gostring_ swig_type_73;
 typedef _gostring_ swig_type_74;
 typedef _gostring_ swig_type_75;
-typedef _gostring_ swig_type_76;
+typedef long long swig_type_76;
 typedef _gostring_ swig_type_77;
 typedef _gostring_ swig_type_78;
-typedef _gostring_ swig_type_79;
+typedef long long swig_type_79;
 typedef _gostring_ swig_type_80;
 typedef _gostring_ swig_type_81;
 typedef _gostring_ swig_type_82;
 typedef _gostring_ swig_type_83;
 typedef _gostring_ swig_type_84;
-typedef long long swig_type_85;
+typedef _gostring_ swig_type_85;
 typedef _gostring_ swig_type_86;
 typedef _gostring_ swig_type_87;
 typedef _gostring_ swig_type_88;
-typedef long long swig_type_89;
+typedef _gostring_ swig_type_89;
 typedef _gostring_ swig_type_90;
-typedef _gostring_ swig_type_91;
-typedef long long swig_type_92;
+typedef long long swig_type_91;
+typedef _gostring_ swig_type_92;
 typedef _gostring_ swig_type_93;
 typedef _gostring_ swig_type_94;
 typedef long long swig_type_95;
 typedef _gostring_ swig_type_96;
 typedef _gostring_ swig_type_97;
-typedef _gostring_ swig_type_98;
-typedef long long swig_type_99;
+typedef long long swig_type_98;
+typedef _gostring_ swig_type_99;
 typedef _gostring_ swig_type_100;
 typedef long long swig_type_101;
 typedef _gostring_ swig_type_102;
-typedef _goslice_ swig_type_103;
+typedef _gostring_ swig_type_103;
 typedef _gostring_ swig_type_104;
-typedef _gostring_ swig_type_105;
+typedef long long swig_type_105;
 typedef _gostring_ swig_type_106;
 typedef long long swig_type_107;
-typedef long long swig_type_108;
-typedef _gostring_ swig_type_109;
-typedef _goslice_ swig_type_110;
-typedef _goslice_ swig_type_111;
+typedef _gostring_ swig_type_108;
+typedef _goslice_ swig_type_109;
+typedef _gostring_ swig_type_110;
+typedef _gostring_ swig_type_111;
 typedef _gostring_ swig_type_112;
-typedef _goslice_ swig_type_113;
-typedef _goslice_ swig_type_114;
+typedef long long swig_type_113;
+typedef long long swig_type_114;
 typedef _gostring_ swig_type_115;
-typedef long long swig_type_116;
-typedef _gostring_ swig_type_117;
+typedef _goslice_ swig_type_116;
+typedef _goslice_ swig_type_117;
 typedef _gostring_ swig_type_118;
-typedef long long swig_type_119;
-typedef long long swig_type_120;
-typedef _goslice_ swig_type_121;
-typedef _gostring_ swig_type_122;
-typedef long long swig_type_123;
+typedef _goslice_ swig_type_119;
+typedef _goslice_ swig_type_120;
+typedef _gostring_ swig_type_121;
+typedef long long swig_type_122;
+typedef _gostring_ swig_type_123;
 typedef _gostring_ swig_type_124;
 typedef long long swig_type_125;
-typedef _gostring_ swig_type_126;
-typedef long long swig_type_127;
+typedef long long swig_type_126;
+typedef _goslice_ swig_type_127;
 typedef _gostring_ swig_type_128;
 typedef long long swig_type_129;
-typedef _goslice_ swig_type_130;
-typedef _goslice_ swig_type_131;
+typedef _gostring_ swig_type_130;
+typedef long long swig_type_131;
 typedef _gostring_ swig_type_132;
-typedef _gostring_ swig_type_133;
-typedef _goslice_ swig_type_134;
-typedef _goslice_ swig_type_135;
-typedef _gostring_ swig_type_136;
+typedef long long swig_type_133;
+typedef _gostring_ swig_type_134;
+typedef long long swig_type_135;
+typedef _goslice_ swig_type_136;
 typedef _goslice_ swig_type_137;
 typedef _gostring_ swig_type_138;
-typedef _goslice_ swig_type_139;
-typedef _gostring_ swig_type_140;
-typedef long long swig_type_141;
-typedef long long swig_type_142;
-typedef _goslice_ swig_type_143;
+typedef _gostring_ swig_type_139;
+typedef _goslice_ swig_type_140;
+typedef _goslice_ swig_type_141;
+typedef _gostring_ swig_type_142;
+typedef _gostring_ swig_type_143;
 typedef _gostring_ swig_type_144;
-typedef _gostring_ swig_type_145;
-typedef long long swig_type_146;
-typedef long long swig_type_147;
-typedef _goslice_ swig_type_148;
-typedef long long swig_type_149;
-typedef long long swig_type_150;
+typedef _goslice_ swig_type_145;
+typedef _gostring_ swig_type_146;
+typedef _goslice_ swig_type_147;
+typedef _gostring_ swig_type_148;
+typedef _gostring_ swig_type_149;
+typedef _gostring_ swig_type_150;
 typedef long long swig_type_151;
 typedef long long swig_type_152;
-typedef long long swig_type_153;
-typedef _goslice_ swig_type_154;
-typedef _goslice_ swig_type_155;
-typedef _gostring_ swig_type_156;
+typedef _goslice_ swig_type_153;
+typedef _gostring_ swig_type_154;
+typedef _gostring_ swig_type_155;
+typedef long long swig_type_156;
 typedef long long swig_type_157;
 typedef _goslice_ swig_type_158;
-typedef _gostring_ swig_type_159;
-typedef _gostring_ swig_type_160;
-typedef _goslice_ swig_type_161;
-typedef _goslice_ swig_type_162;
-typedef _gostring_ swig_type_163;
+typedef long long swig_type_159;
+typedef long long swig_type_160;
+typedef long long swig_type_161;
+typedef long long swig_type_162;
+typedef long long swig_type_163;
 typedef _goslice_ swig_type_164;
-typedef _gostring_ swig_type_165;
-typedef long long swig_type_166;
-typedef _goslice_ swig_type_167;
-typedef _gostring_ swig_type_168;
-typedef long long swig_type_169;
-typedef _goslice_ swig_type_170;
-typedef _gostring_ swig_type_171;
-typedef long long swig_type_172;
-typedef long long swig_type_173;
+typedef _goslice_ swig_type_165;
+typedef _gostring_ swig_type_166;
+typedef long long swig_type_167;
+typedef _goslice_ swig_type_168;
+typedef _gostring_ swig_type_169;
+typedef _gostring_ swig_type_170;
+typedef _goslice_ swig_type_171;
+typedef _goslice_ swig_type_172;
+typedef _gostring_ swig_type_173;
 typedef _goslice_ swig_type_174;
 typedef _gostring_ swig_type_175;
 typedef long long swig_type_176;
-typedef long long swig_type_177;
-typedef long long swig_type_178;
-typedef _goslice_ swig_type_179;
-typedef _gostring_ swig_type_180;
-typedef long long swig_type_181;
+typedef _goslice_ swig_type_177;
+typedef _gostring_ swig_type_178;
+typedef long long swig_type_179;
+typedef _goslice_ swig_type_180;
+typedef _gostring_ swig_type_181;
 typedef long long swig_type_182;
-typedef _gostring_ swig_type_183;
-typedef long long swig_type_184;
-typedef _goslice_ swig_type_185;
-typedef _gostring_ swig_type_186;
-typedef _goslice_ swig_type_187;
-typedef _gostring_ swig_type_188;
+typedef long long swig_type_183;
+typedef _goslice_ swig_type_184;
+typedef _gostring_ swig_type_185;
+typedef long long swig_type_186;
+typedef long long swig_type_187;
+typedef long long swig_type_188;
 typedef _goslice_ swig_type_189;
 typedef _gostring_ swig_type_190;
-typedef _gostring_ swig_type_191;
-typedef _goslice_ swig_type_192;
+typedef long long swig_type_191;
+typedef long long swig_type_192;
 typedef _gostring_ swig_type_193;
-typedef _gostring_ swig_type_194;
-typedef long long swig_type_195;
-typedef _goslice_ swig_type_196;
-typedef _gostring_ swig_type_197;
-typedef long long swig_type_198;
-typedef long long swig_type_199;
-typedef _goslice_ swig_type_200;
+typedef long long swig_type_194;
+typedef _goslice_ swig_type_195;
+typedef _gostring_ swig_type_196;
+typedef _goslice_ swig_type_197;
+typedef _gostring_ swig_type_198;
+typedef _goslice_ swig_type_199;
+typedef _gostring_ swig_type_200;
 typedef _gostring_ swig_type_201;
-typedef _gostring_ swig_type_202;
-typedef long long swig_type_203;
-typedef long long swig_type_204;
-typedef _goslice_ swig_type_205;
-typedef _gostring_ swig_type_206;
-typedef _goslice_ swig_type_207;
-typedef _gostring_ swig_type_208;
-typedef _gostring_ swig_type_209;
-typedef long long swig_type_210;
-typedef _goslice_ swig_type_211;
+typedef _goslice_ swig_type_202;
+typedef _gostring_ swig_type_203;
+typedef _gostring_ swig_type_204;
+typedef long long swig_type_205;
+typedef _goslice_ swig_type_206;
+typedef _gostring_ swig_type_207;
+typedef long long swig_type_208;
+typedef long long swig_type_209;
+typedef _goslice_ swig_type_210;
+typedef _gostring_ swig_type_211;
 typedef _gostring_ swig_type_212;
-typedef _gostring_ swig_type_213;
-typedef _goslice_ swig_type_214;
-typedef _gostring_ swig_type_215;
-typedef _goslice_ swig_type_216;
+typedef long long swig_type_213;
+typedef long long swig_type_214;
+typedef _goslice_ swig_type_215;
+typedef _gostring_ swig_type_216;
 typedef _goslice_ swig_type_217;
-typedef _goslice_ swig_type_218;
+typedef _gostring_ swig_type_218;
 typedef _gostring_ swig_type_219;
 typedef long long swig_type_220;
 typedef _goslice_ swig_type_221;
-typedef _goslice_ swig_type_222;
+typedef _gostring_ swig_type_222;
 typedef _gostring_ swig_type_223;
-typedef _gostring_ swig_type_224;
-typedef _goslice_ swig_type_225;
+typedef _goslice_ swig_type_224;
+typedef _gostring_ swig_type_225;
 typedef _goslice_ swig_type_226;
 typedef _goslice_ swig_type_227;
-typedef _gostring_ swig_type_228;
-typedef long long swig_type_229;
-typedef _gostring_ swig_type_230;
+typedef _goslice_ swig_type_228;
+typedef _gostring_ swig_type_229;
+typedef long long swig_type_230;
 typedef _goslice_ swig_type_231;
-typedef long long swig_type_232;
-typedef _goslice_ swig_type_233;
-typedef long long swig_type_234;
+typedef _goslice_ swig_type_232;
+typedef _gostring_ swig_type_233;
+typedef _gostring_ swig_type_234;
 typedef _goslice_ swig_type_235;
 typedef _goslice_ swig_type_236;
-typedef long long swig_type_237;
+typedef _goslice_ swig_type_237;
 typedef _gostring_ swig_type_238;
-typedef _gostring_ swig_type_239;
+typedef long long swig_type_239;
 typedef _gostring_ swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _gostring_ swig_type_242;
+typedef _goslice_ swig_type_241;
+typedef long long swig_type_242;
 typedef _goslice_ swig_type_243;
-typedef _goslice_ swig_type_244;
+typedef long long swig_type_244;
 typedef _goslice_ swig_type_245;
-typedef _gostring_ swig_type_246;
-typedef _gostring_ swig_type_247;
+typedef _goslice_ swig_type_246;
+typedef long long swig_type_247;
 typedef _gostring_ swig_type_248;
 typedef _gostring_ swig_type_249;
 typedef _gostring_ swig_type_250;
 typedef _gostring_ swig_type_251;
-typedef long long swig_type_252;
-typedef _gostring_ swig_type_253;
-typedef _gostring_ swig_type_254;
-typedef _gostring_ swig_type_255;
+typedef _gostring_ swig_type_252;
+typedef _goslice_ swig_type_253;
+typedef _goslice_ swig_type_254;
+typedef _goslice_ swig_type_255;
 typedef _gostring_ swig_type_256;
-typedef long long swig_type_257;
-typedef _goslice_ swig_type_258;
-typedef long long swig_type_259;
-typedef _goslice_ swig_type_260;
+typedef _gostring_ swig_type_257;
+typedef _gostring_ swig_type_258;
+typedef _gostring_ swig_type_259;
+typedef _gostring_ swig_type_260;
 typedef _gostring_ swig_type_261;
 typedef long long swig_type_262;
-typedef long long swig_type_263;
-typedef _goslice_ swig_type_264;
+typedef _gostring_ swig_type_263;
+typedef _gostring_ swig_type_264;
 typedef _gostring_ swig_type_265;
 typedef _gostring_ swig_type_266;
-typedef _goslice_ swig_type_267;
+typedef long long swig_type_267;
 typedef _goslice_ swig_type_268;
-typedef _gostring_ swig_type_269;
-typedef long long swig_type_270;
+typedef long long swig_type_269;
+typedef _goslice_ swig_type_270;
 typedef _gostring_ swig_type_271;
-typedef _gostring_ swig_type_272;
-typedef _gostring_ swig_type_273;
-typedef _gostring_ swig_type_274;
-typedef _goslice_ swig_type_275;
-typedef long long swig_type_276;
-typedef long long swig_type_277;
-typedef long long swig_type_278;
+typedef long long swig_type_272;
+typedef long long swig_type_273;
+typedef _goslice_ swig_type_274;
+typedef _gostring_ swig_type_275;
+typedef _gostring_ swig_type_276;
+typedef _goslice_ swig_type_277;
+typedef _goslice_ swig_type_278;
 typedef _gostring_ swig_type_279;
-typedef _gostring_ swig_type_280;
-typedef long long swig_type_281;
-typedef _goslice_ swig_type_282;
-typedef long long swig_type_283;
-typedef long long swig_type_284;
-typedef long long swig_type_285;
+typedef long long swig_type_280;
+typedef _gostring_ swig_type_281;
+typedef _gostring_ swig_type_282;
+typedef _gostring_ swig_type_283;
+typedef _gostring_ swig_type_284;
+typedef _goslice_ swig_type_285;
 typedef long long swig_type_286;
 typedef long long swig_type_287;
 typedef long long swig_type_288;
-typedef long long swig_type_289;
-typedef long long swig_type_290;
+typedef _gostring_ swig_type_289;
+typedef _gostring_ swig_type_290;
 typedef long long swig_type_291;
-typedef long long swig_type_292;
-typedef _gostring_ swig_type_293;
+typedef _goslice_ swig_type_292;
+typedef long long swig_type_293;
 typedef long long swig_type_294;
-typedef _goslice_ swig_type_295;
+typedef long long swig_type_295;
 typedef long long swig_type_296;
 typedef long long swig_type_297;
-typedef _goslice_ swig_type_298;
-extern void _wrap_Swig_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_5b1791dbbca2cb73(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EFINISHED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5b1791dbbca2cb73(void);
-extern swig_type_1 _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_type_2 _wrap_ECHOMQ_TTL_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5b1791dbbca2cb73(void);
-extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_type_5 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_type_6 _wrap_ECHOMQ_KEEP_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_type_7 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73(void);
-extern swig_type_8 _wrap_strerror_capi_5b1791dbbca2cb73(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_5b1791dbbca2cb73(void);
-extern swig_type_9 _wrap_version_string_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_check_queue_name_capi_5b1791dbbca2cb73(swig_type_10 arg1);
-extern swig_intgo _wrap_check_group_name_capi_5b1791dbbca2cb73(swig_type_11 arg1);
-extern swig_intgo _wrap_client_connect_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_12 arg2);
-extern void _wrap_client_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_13 _wrap_client_errmsg_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_14 _wrap_job_group_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_15 _wrap_job_last_error_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_16 _wrap_job_result_dropped_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern void _wrap_job_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_17 _wrap_job_list_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_18 arg2);
-extern void _wrap_job_list_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_batch_add_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3);
-extern swig_type_21 _wrap_batch_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_22 _wrap_batch_id_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_type_26 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_27 arg2);
-extern swig_intgo _wrap_delete_job_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern void _wrap_batch_clear_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern void _wrap_batch_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4);
-extern swig_intgo _wrap_ack_result_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4, swig_type_36 arg5);
-extern swig_intgo _wrap_progress_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_type_39 arg4, swig_type_40 arg5);
-extern swig_intgo _wrap_set_retention_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_41 arg2, swig_type_42 arg3, swig_type_43 arg4);
-extern swig_intgo _wrap_clear_retention_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_44 arg2);
-extern swig_intgo _wrap_set_events_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_45 arg2, swig_type_46 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_47 arg2);
-extern swig_type_48 _wrap_event_list_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_49 _wrap_event_list_id_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_50 arg2);
-extern swig_type_51 _wrap_event_list_nfields_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_52 arg2);
-extern swig_type_53 _wrap_event_list_name_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3);
-extern void _wrap_event_list_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_56 arg2, swig_type_57 arg3, swig_type_58 arg4, swig_type_59 arg5, swig_type_60 arg6);
-extern swig_intgo _wrap_set_weight_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_set_limit_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_set_limit_burst_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_intgo _wrap_set_default_timeout_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
-extern swig_intgo _wrap_set_queue_limit_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_71 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_queue_rate_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_72 arg2, swig_intgo arg3, swig_type_73 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_job_halted_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_clear_limit_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_intgo _wrap_pause_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3);
-extern swig_intgo _wrap_resume_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_80 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_81 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_82 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3, swig_intgo arg4, swig_type_85 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_86 arg2, swig_type_87 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_88 arg2, swig_intgo arg3, swig_type_89 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4);
-extern swig_intgo _wrap_set_cap_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4);
-extern swig_intgo _wrap_clear_cap_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_104 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_type_107 arg4);
-extern swig_type_108 _wrap_lane_list_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3, swig_type_111 arg4);
-extern swig_intgo _wrap_redrive_all_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3);
-extern swig_intgo _wrap_worker_start_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_5b1791dbbca2cb73(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_5b1791dbbca2cb73(uintptr_t arg1, uintptr_t arg2, swig_type_114 arg3);
-extern swig_intgo _wrap_worker_fail_capi_5b1791dbbca2cb73(uintptr_t arg1, uintptr_t arg2, swig_type_115 arg3, swig_type_116 arg4);
-extern swig_intgo _wrap_worker_discard_capi_5b1791dbbca2cb73(uintptr_t arg1, uintptr_t arg2, swig_type_117 arg3);
-extern swig_intgo _wrap_worker_settle_capi_5b1791dbbca2cb73(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_118 arg4, swig_type_119 arg5, swig_type_120 arg6, swig_type_121 arg7, swig_type_122 arg8);
-extern swig_intgo _wrap_worker_stop_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_intgo arg2, swig_type_123 arg3);
-extern void _wrap_worker_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_124 arg2, swig_intgo arg3);
-extern swig_type_125 _wrap_report_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_126 _wrap_report_at_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_127 arg2);
-extern void _wrap_report_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_128 _wrap_report_cursor_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_BURSTING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_BURST_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_BURSTING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_5b1791dbbca2cb73(void);
-extern uintptr_t _wrap_client_create_capi_5b1791dbbca2cb73(swig_intgo arg1, swig_intgo arg2, swig_type_129 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_130 arg2);
-extern void _wrap_job_outcome_copy_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_intgo arg2, swig_type_131 arg3);
-extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_enqueue_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4, swig_type_135 arg5, swig_type_136 arg6, swig_type_137 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_138 arg2, uintptr_t arg3, swig_type_139 arg4);
-extern swig_intgo _wrap_wait_job_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5);
-extern swig_intgo _wrap_events_read_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5, swig_type_148 arg6);
-extern swig_type_149 _wrap_event_value_len_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3);
-extern void _wrap_event_value_copy_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_152 arg2, swig_type_153 arg3, swig_type_154 arg4);
-extern void _wrap_job_payload_copy_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_155 arg2);
-extern swig_intgo _wrap_get_job_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3, swig_type_158 arg4);
-extern swig_intgo _wrap_purge_lane_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_161 arg6);
-extern swig_intgo _wrap_queues_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_162 arg2);
-extern swig_intgo _wrap_shards_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_163 arg2, swig_type_164 arg3);
-extern swig_intgo _wrap_claim_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_165 arg2, swig_type_166 arg3, swig_type_167 arg4);
-extern swig_intgo _wrap_wclaim_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_intgo arg4, swig_type_170 arg5);
-extern swig_intgo _wrap_bclaim_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_type_173 arg4, swig_type_174 arg5);
-extern swig_intgo _wrap_ack_claim_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3, swig_type_177 arg4, swig_type_178 arg5, swig_type_179 arg6);
-extern swig_intgo _wrap_fail_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_180 arg2, swig_type_181 arg3, swig_type_182 arg4, swig_type_183 arg5, swig_type_184 arg6, swig_type_185 arg7);
-extern swig_intgo _wrap_stats_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_186 arg2, swig_type_187 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3);
-extern swig_intgo _wrap_lane_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3, swig_type_192 arg4);
-extern swig_intgo _wrap_lanes_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4, swig_type_196 arg5);
-extern swig_type_197 _wrap_lane_list_group_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_198 arg2);
-extern void _wrap_lane_list_numbers_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_199 arg2, swig_type_200 arg3);
-extern swig_type_201 _wrap_lane_list_cursor_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3, swig_type_204 arg4, swig_type_205 arg5);
-extern swig_intgo _wrap_verify_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_206 arg2, swig_type_207 arg3);
-extern swig_intgo _wrap_repair_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_208 arg2, swig_intgo arg3, swig_type_209 arg4, swig_type_210 arg5, swig_type_211 arg6);
-extern swig_intgo _wrap_doctor_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_212 arg2, swig_type_213 arg3, swig_type_214 arg4);
-extern swig_intgo _wrap_ack_many_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4, swig_type_218 arg5);
-extern swig_intgo _wrap_claim_batch_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_221 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_5b1791dbbca2cb73(void);
-extern void _wrap_worker_defaults_capi_5b1791dbbca2cb73(swig_type_222 arg1);
-extern swig_intgo _wrap_worker_create_capi_5b1791dbbca2cb73(swig_type_223 arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_227 arg2);
-extern swig_intgo _wrap_cancel_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_228 arg2, swig_type_229 arg3, swig_type_230 arg4, swig_intgo arg5, swig_type_231 arg6);
-extern swig_intgo _wrap_worker_next_halt_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_232 arg2, swig_type_233 arg3);
-extern swig_intgo _wrap_worker_next_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_234 arg2, swig_type_235 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_worker_stats_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_236 arg2);
-extern swig_type_237 _wrap_c_heap_in_use_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_schedule_upsert_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_type_241 arg5, swig_type_242 arg6, swig_type_243 arg7, swig_type_244 arg8, swig_type_245 arg9);
-extern swig_intgo _wrap_schedule_remove_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
-extern swig_intgo _wrap_schedule_pause_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_248 arg2, swig_type_249 arg3);
-extern swig_intgo _wrap_schedule_resume_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3);
-extern swig_type_252 _wrap_schedule_list_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_253 _wrap_schedule_list_next_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern void _wrap_schedule_list_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_schedules_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_254 arg2, swig_type_255 arg3, swig_type_256 arg4, swig_type_257 arg5, swig_type_258 arg6);
-extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_5b1791dbbca2cb73(void);
-extern void _wrap_schedule_numbers_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_259 arg2, swig_type_260 arg3);
-extern swig_type_261 _wrap_schedule_text_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_262 arg2, swig_intgo arg3);
-extern void _wrap_schedule_payload_copy_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_263 arg2, swig_type_264 arg3);
-extern swig_intgo _wrap_schedule_next_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_265 arg2, swig_type_266 arg3, swig_type_267 arg4, swig_type_268 arg5);
-extern swig_type_269 _wrap_job_schedule_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_270 _wrap_job_tick_ms_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_5b1791dbbca2cb73(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_5b1791dbbca2cb73(void);
-extern uintptr_t _wrap_flow_create_capi_5b1791dbbca2cb73(void);
-extern void _wrap_flow_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_flow_add_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_271 arg2, swig_type_272 arg3, swig_intgo arg4, swig_type_273 arg5, swig_type_274 arg6, swig_type_275 arg7);
-extern swig_type_276 _wrap_flow_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_277 _wrap_flow_id_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_278 arg2);
-extern swig_intgo _wrap_enqueue_flow_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_279 arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_intgo _wrap_delete_flow_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_280 arg2, swig_type_281 arg3, swig_type_282 arg4);
-extern void _wrap_flow_info_free_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_flow_info_state_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_283 _wrap_flow_info_parent_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_intgo _wrap_flow_info_on_fail_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_284 _wrap_flow_info_waiting_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_285 _wrap_flow_info_count_capi_5b1791dbbca2cb73(uintptr_t arg1);
-extern swig_type_286 _wrap_flow_info_child_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_287 arg2);
-extern swig_intgo _wrap_flow_info_child_state_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_288 arg2);
-extern swig_type_289 _wrap_flow_info_child_attempts_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_290 arg2);
-extern swig_type_291 _wrap_flow_info_child_finished_at_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_292 arg2);
-extern swig_intgo _wrap_flow_info_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_293 arg2, swig_type_294 arg3, swig_type_295 arg4);
-extern swig_type_296 _wrap_flow_child_bytes_capi_5b1791dbbca2cb73(uintptr_t arg1, swig_type_297 arg2, swig_intgo arg3, swig_type_298 arg4);
+typedef long long swig_type_298;
+typedef long long swig_type_299;
+typedef long long swig_type_300;
+typedef long long swig_type_301;
+typedef long long swig_type_302;
+typedef _gostring_ swig_type_303;
+typedef long long swig_type_304;
+typedef _goslice_ swig_type_305;
+typedef long long swig_type_306;
+typedef long long swig_type_307;
+typedef _goslice_ swig_type_308;
+extern void _wrap_Swig_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_394f16b48ca087e6(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6(void);
+extern swig_type_1 _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_type_2 _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6(void);
+extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_type_5 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_type_6 _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_type_7 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6(void);
+extern swig_type_8 _wrap_strerror_capi_394f16b48ca087e6(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_394f16b48ca087e6(void);
+extern swig_type_9 _wrap_version_string_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_check_queue_name_capi_394f16b48ca087e6(swig_type_10 arg1);
+extern swig_intgo _wrap_check_group_name_capi_394f16b48ca087e6(swig_type_11 arg1);
+extern swig_intgo _wrap_client_connect_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_12 arg2);
+extern void _wrap_client_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_13 _wrap_client_errmsg_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_394f16b48ca087e6(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_14 _wrap_job_group_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_15 _wrap_job_last_error_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_16 _wrap_job_result_dropped_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_17 _wrap_job_name_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_18 _wrap_job_header_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_19 _wrap_job_header_key_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_20 arg2);
+extern swig_type_21 _wrap_job_header_value_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_22 arg2);
+extern void _wrap_job_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_23 _wrap_job_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_24 arg2);
+extern void _wrap_job_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_batch_add_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_batch_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_28 _wrap_batch_id_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_33 arg2);
+extern swig_intgo _wrap_delete_job_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern void _wrap_batch_clear_capi_394f16b48ca087e6(uintptr_t arg1);
+extern void _wrap_batch_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3, swig_type_38 arg4);
+extern swig_intgo _wrap_ack_result_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5);
+extern swig_intgo _wrap_progress_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
+extern swig_intgo _wrap_set_retention_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
+extern swig_intgo _wrap_clear_retention_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_50 arg2);
+extern swig_intgo _wrap_set_events_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_53 arg2);
+extern swig_type_54 _wrap_event_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_55 _wrap_event_list_id_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_event_list_nfields_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_event_list_name_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern void _wrap_event_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3, swig_type_64 arg4, swig_type_65 arg5, swig_type_66 arg6);
+extern swig_intgo _wrap_set_weight_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_set_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3);
+extern swig_intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_77 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_78 arg2, swig_intgo arg3, swig_type_79 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_job_halted_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_clear_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
+extern swig_intgo _wrap_pause_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_intgo _wrap_resume_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_86 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_88 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_intgo arg4, swig_type_91 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_92 arg2, swig_type_93 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, swig_type_95 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_intgo _wrap_set_cap_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4);
+extern swig_intgo _wrap_clear_cap_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_110 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3, swig_type_113 arg4);
+extern swig_type_114 _wrap_lane_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
+extern swig_intgo _wrap_redrive_all_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
+extern swig_intgo _wrap_worker_start_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_type_120 arg3);
+extern swig_intgo _wrap_worker_fail_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_type_121 arg3, swig_type_122 arg4);
+extern swig_intgo _wrap_worker_discard_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_type_123 arg3);
+extern swig_intgo _wrap_worker_settle_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_124 arg4, swig_type_125 arg5, swig_type_126 arg6, swig_type_127 arg7, swig_type_128 arg8);
+extern swig_intgo _wrap_worker_stop_capi_394f16b48ca087e6(uintptr_t arg1, swig_intgo arg2, swig_type_129 arg3);
+extern void _wrap_worker_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_130 arg2, swig_intgo arg3);
+extern swig_type_131 _wrap_report_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_132 _wrap_report_at_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_133 arg2);
+extern void _wrap_report_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_134 _wrap_report_cursor_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6(void);
+extern uintptr_t _wrap_client_create_capi_394f16b48ca087e6(swig_intgo arg1, swig_intgo arg2, swig_type_135 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_136 arg2);
+extern void _wrap_job_outcome_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_intgo arg2, swig_type_137 arg3);
+extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_enqueue_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3, swig_type_140 arg4, swig_type_141 arg5, swig_type_142 arg6, swig_type_143 arg7, swig_type_144 arg8, swig_type_145 arg9);
+extern swig_intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_146 arg2, uintptr_t arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6);
+extern swig_intgo _wrap_wait_job_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_type_152 arg4, swig_type_153 arg5);
+extern swig_intgo _wrap_events_read_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3, swig_type_156 arg4, swig_type_157 arg5, swig_type_158 arg6);
+extern swig_type_159 _wrap_event_value_len_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_160 arg2, swig_type_161 arg3);
+extern void _wrap_event_value_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_type_164 arg4);
+extern void _wrap_job_payload_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_165 arg2);
+extern swig_intgo _wrap_get_job_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4);
+extern swig_intgo _wrap_purge_lane_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_171 arg6);
+extern swig_intgo _wrap_queues_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_172 arg2);
+extern swig_intgo _wrap_shards_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_173 arg2, swig_type_174 arg3);
+extern swig_intgo _wrap_claim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3, swig_type_177 arg4);
+extern swig_intgo _wrap_wclaim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_intgo arg4, swig_type_180 arg5);
+extern swig_intgo _wrap_bclaim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4, swig_type_184 arg5);
+extern swig_intgo _wrap_ack_claim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_185 arg2, swig_type_186 arg3, swig_type_187 arg4, swig_type_188 arg5, swig_type_189 arg6);
+extern swig_intgo _wrap_fail_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3, swig_type_192 arg4, swig_type_193 arg5, swig_type_194 arg6, swig_type_195 arg7);
+extern swig_intgo _wrap_stats_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3);
+extern swig_intgo _wrap_lane_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_200 arg2, swig_type_201 arg3, swig_type_202 arg4);
+extern swig_intgo _wrap_lanes_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5);
+extern swig_type_207 _wrap_lane_list_group_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_208 arg2);
+extern void _wrap_lane_list_numbers_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
+extern swig_type_211 _wrap_lane_list_cursor_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_212 arg2, swig_type_213 arg3, swig_type_214 arg4, swig_type_215 arg5);
+extern swig_intgo _wrap_verify_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_216 arg2, swig_type_217 arg3);
+extern swig_intgo _wrap_repair_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_218 arg2, swig_intgo arg3, swig_type_219 arg4, swig_type_220 arg5, swig_type_221 arg6);
+extern swig_intgo _wrap_doctor_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_type_224 arg4);
+extern swig_intgo _wrap_ack_many_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_225 arg2, swig_type_226 arg3, swig_type_227 arg4, swig_type_228 arg5);
+extern swig_intgo _wrap_claim_batch_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_229 arg2, swig_type_230 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_231 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6(void);
+extern void _wrap_worker_defaults_capi_394f16b48ca087e6(swig_type_232 arg1);
+extern swig_intgo _wrap_worker_create_capi_394f16b48ca087e6(swig_type_233 arg1, swig_type_234 arg2, swig_type_235 arg3, swig_type_236 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_237 arg2);
+extern swig_intgo _wrap_cancel_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_intgo arg5, swig_type_241 arg6);
+extern swig_intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_242 arg2, swig_type_243 arg3);
+extern swig_intgo _wrap_worker_next_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_244 arg2, swig_type_245 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_worker_stats_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_246 arg2);
+extern swig_type_247 _wrap_c_heap_in_use_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_248 arg2, swig_type_249 arg3, swig_type_250 arg4, swig_type_251 arg5, swig_type_252 arg6, swig_type_253 arg7, swig_type_254 arg8, swig_type_255 arg9);
+extern swig_intgo _wrap_schedule_remove_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_256 arg2, swig_type_257 arg3);
+extern swig_intgo _wrap_schedule_pause_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_258 arg2, swig_type_259 arg3);
+extern swig_intgo _wrap_schedule_resume_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_260 arg2, swig_type_261 arg3);
+extern swig_type_262 _wrap_schedule_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_263 _wrap_schedule_list_next_capi_394f16b48ca087e6(uintptr_t arg1);
+extern void _wrap_schedule_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_schedules_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_264 arg2, swig_type_265 arg3, swig_type_266 arg4, swig_type_267 arg5, swig_type_268 arg6);
+extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6(void);
+extern void _wrap_schedule_numbers_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_269 arg2, swig_type_270 arg3);
+extern swig_type_271 _wrap_schedule_text_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_272 arg2, swig_intgo arg3);
+extern void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_273 arg2, swig_type_274 arg3);
+extern swig_intgo _wrap_schedule_next_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_275 arg2, swig_type_276 arg3, swig_type_277 arg4, swig_type_278 arg5);
+extern swig_type_279 _wrap_job_schedule_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_280 _wrap_job_tick_ms_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6(void);
+extern uintptr_t _wrap_flow_create_capi_394f16b48ca087e6(void);
+extern void _wrap_flow_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_flow_add_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_281 arg2, swig_type_282 arg3, swig_intgo arg4, swig_type_283 arg5, swig_type_284 arg6, swig_type_285 arg7);
+extern swig_type_286 _wrap_flow_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_287 _wrap_flow_id_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_288 arg2);
+extern swig_intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_289 arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_intgo _wrap_delete_flow_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_290 arg2, swig_type_291 arg3, swig_type_292 arg4);
+extern void _wrap_flow_info_free_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_state_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_293 _wrap_flow_info_parent_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_294 _wrap_flow_info_waiting_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_295 _wrap_flow_info_count_capi_394f16b48ca087e6(uintptr_t arg1);
+extern swig_type_296 _wrap_flow_info_child_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_297 arg2);
+extern swig_intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_298 arg2);
+extern swig_type_299 _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_300 arg2);
+extern swig_type_301 _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_302 arg2);
+extern swig_intgo _wrap_flow_info_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_303 arg2, swig_type_304 arg3, swig_type_305 arg4);
+extern swig_type_306 _wrap_flow_child_bytes_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_307 arg2, swig_intgo arg3, swig_type_308 arg4);
 #undef intgo
 */
 import "C"
@@ -741,8 +755,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_5b1791dbbca2cb73
-func cgo_panic__capi_5b1791dbbca2cb73(p *byte) {
+//export cgo_panic__capi_394f16b48ca087e6
+func cgo_panic__capi_394f16b48ca087e6(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -754,13 +768,13 @@ func cgo_panic__capi_5b1791dbbca2cb73(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_5b1791dbbca2cb73(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_394f16b48ca087e6(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -892,7 +906,7 @@ type ScheduleList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -900,7 +914,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -908,7 +922,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -916,7 +930,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -924,7 +938,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -932,7 +946,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -940,7 +954,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -948,7 +962,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -956,7 +970,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -964,7 +978,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -972,7 +986,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -980,7 +994,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -988,7 +1002,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -996,7 +1010,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1004,7 +1018,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1012,7 +1026,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1020,7 +1034,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1028,7 +1042,7 @@ var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
 
 func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1036,7 +1050,7 @@ var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
 
 func _swig_getECHOMQ_WAS_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAS_CANCELED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1044,7 +1058,7 @@ var ECHOMQ_WAS_CANCELED int = _swig_getECHOMQ_WAS_CANCELED()
 
 func _swig_getECHOMQ_EFINISHED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFINISHED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1052,7 +1066,7 @@ var ECHOMQ_EFINISHED int = _swig_getECHOMQ_EFINISHED()
 
 func _swig_getECHOMQ_ETIMELIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMELIMIT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1060,7 +1074,7 @@ var ECHOMQ_ETIMELIMIT int = _swig_getECHOMQ_ETIMELIMIT()
 
 func _swig_getECHOMQ_CANCEL_REMOVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_CANCEL_REMOVE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1068,7 +1082,7 @@ var ECHOMQ_CANCEL_REMOVE int = _swig_getECHOMQ_CANCEL_REMOVE()
 
 func _swig_getECHOMQ_EXPIRE_DROP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EXPIRE_DROP_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1076,7 +1090,7 @@ var ECHOMQ_EXPIRE_DROP int = _swig_getECHOMQ_EXPIRE_DROP()
 
 func _swig_getECHOMQ_HALT_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HALT_CANCELED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1084,7 +1098,7 @@ var ECHOMQ_HALT_CANCELED int = _swig_getECHOMQ_HALT_CANCELED()
 
 func _swig_getECHOMQ_HALT_TIMED_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HALT_TIMED_OUT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1092,7 +1106,7 @@ var ECHOMQ_HALT_TIMED_OUT int = _swig_getECHOMQ_HALT_TIMED_OUT()
 
 func _swig_getECHOMQ_TIMEOUT_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1100,7 +1114,7 @@ var ECHOMQ_TIMEOUT_MAX_MS int64 = _swig_getECHOMQ_TIMEOUT_MAX_MS()
 
 func _swig_getECHOMQ_TTL_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_TTL_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1108,7 +1122,7 @@ var ECHOMQ_TTL_MAX_MS int64 = _swig_getECHOMQ_TTL_MAX_MS()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1116,7 +1130,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1124,7 +1138,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1132,7 +1146,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1140,7 +1154,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1148,7 +1162,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1156,7 +1170,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1164,7 +1178,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1172,7 +1186,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1180,7 +1194,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1188,7 +1202,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1196,7 +1210,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1204,7 +1218,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1212,7 +1226,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1220,7 +1234,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1228,7 +1242,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1236,7 +1250,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1244,7 +1258,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1252,7 +1266,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1260,7 +1274,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1268,7 +1282,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1276,7 +1290,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1284,7 +1298,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1292,7 +1306,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1300,7 +1314,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1308,7 +1322,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1316,7 +1330,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1324,7 +1338,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1332,7 +1346,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1340,7 +1354,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1348,7 +1362,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1356,7 +1370,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1364,7 +1378,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1372,7 +1386,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1380,7 +1394,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1388,7 +1402,7 @@ var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
 
 func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1396,7 +1410,7 @@ var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1404,7 +1418,7 @@ var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT
 
 func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1412,7 +1426,7 @@ var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT
 
 func _swig_getECHOMQ_SCHEDULE_NEXT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1420,7 +1434,7 @@ var ECHOMQ_SCHEDULE_NEXT_MAX int = _swig_getECHOMQ_SCHEDULE_NEXT_MAX()
 
 func _swig_getECHOMQ_SCHEDULE_LIST_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1428,7 +1442,7 @@ var ECHOMQ_SCHEDULE_LIST_MAX int = _swig_getECHOMQ_SCHEDULE_LIST_MAX()
 
 func _swig_getECHOMQ_MISSED_FIRE_ONCE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1436,7 +1450,7 @@ var ECHOMQ_MISSED_FIRE_ONCE int = _swig_getECHOMQ_MISSED_FIRE_ONCE()
 
 func _swig_getECHOMQ_MISSED_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1444,7 +1458,7 @@ var ECHOMQ_MISSED_SKIP int = _swig_getECHOMQ_MISSED_SKIP()
 
 func _swig_getECHOMQ_OVERLAP_FIRE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1452,7 +1466,7 @@ var ECHOMQ_OVERLAP_FIRE int = _swig_getECHOMQ_OVERLAP_FIRE()
 
 func _swig_getECHOMQ_OVERLAP_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1460,7 +1474,7 @@ var ECHOMQ_OVERLAP_SKIP int = _swig_getECHOMQ_OVERLAP_SKIP()
 
 func _swig_getECHOMQ_SCHEDULE_UNCHANGED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1468,7 +1482,7 @@ var ECHOMQ_SCHEDULE_UNCHANGED int = _swig_getECHOMQ_SCHEDULE_UNCHANGED()
 
 func _swig_getECHOMQ_SCHEDULE_CREATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1476,7 +1490,7 @@ var ECHOMQ_SCHEDULE_CREATED int = _swig_getECHOMQ_SCHEDULE_CREATED()
 
 func _swig_getECHOMQ_SCHEDULE_UPDATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1484,7 +1498,7 @@ var ECHOMQ_SCHEDULE_UPDATED int = _swig_getECHOMQ_SCHEDULE_UPDATED()
 
 func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1492,7 +1506,7 @@ var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
 
 func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1500,7 +1514,7 @@ var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
 
 func _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1508,7 +1522,7 @@ var ECHOMQ_DEDUP_WINDOW_MAX_MS int64 = _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS()
 
 func _swig_getECHOMQ_KEEP_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1516,7 +1530,7 @@ var ECHOMQ_KEEP_MAX_MS int64 = _swig_getECHOMQ_KEEP_MAX_MS()
 
 func _swig_getECHOMQ_RATE_PERIOD_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1524,7 +1538,7 @@ var ECHOMQ_RATE_PERIOD_MAX_MS int64 = _swig_getECHOMQ_RATE_PERIOD_MAX_MS()
 
 func _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -1533,7 +1547,7 @@ var ECHOMQ_WAIT_TIMEOUT_MAX_MS int = _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_5b1791dbbca2cb73(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_394f16b48ca087e6(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1542,13 +1556,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_5b1791dbbca2cb73())
+	swig_r = (uint)(C._wrap_version_capi_394f16b48ca087e6())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_5b1791dbbca2cb73()
+	swig_r_p := C._wrap_version_string_capi_394f16b48ca087e6()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1558,7 +1572,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_5b1791dbbca2cb73(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_394f16b48ca087e6(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1568,7 +1582,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_5b1791dbbca2cb73(*(*C.swig_type_11)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_394f16b48ca087e6(*(*C.swig_type_11)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1579,7 +1593,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1588,13 +1602,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1604,33 +1618,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1640,7 +1654,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1650,7 +1664,46 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 func Job_result_dropped(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_result_dropped_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_result_dropped_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+	swig_r_1 = strings.Clone(swig_r)
+	return swig_r_1
+}
+
+func Job_name(arg1 Job) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r_p := C._wrap_job_name_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+	swig_r_1 = strings.Clone(swig_r)
+	return swig_r_1
+}
+
+func Job_header_count(arg1 Job) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int64)(C._wrap_job_header_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Job_header_key(arg1 Job, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_job_header_key_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+	swig_r_1 = strings.Clone(swig_r)
+	return swig_r_1
+}
+
+func Job_header_value(arg1 Job, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_job_header_value_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1659,13 +1712,13 @@ func Job_result_dropped(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1673,18 +1726,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_5b1791dbbca2cb73()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_394f16b48ca087e6()))
 	return swig_r
 }
 
@@ -1693,7 +1746,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1706,7 +1759,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1714,7 +1767,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
 	return swig_r
 }
 
@@ -1724,7 +1777,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1741,7 +1794,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
 	return swig_r
 }
 
@@ -1750,7 +1803,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), C.swig_type_29(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), C.swig_type_35(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1759,12 +1812,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1773,7 +1826,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), C.swig_type_31(_swig_i_2), C.swig_type_32(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_type_37(_swig_i_2), C.swig_type_38(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1787,7 +1840,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1804,7 +1857,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_type_39(_swig_i_3), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_type_45(_swig_i_3), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1820,7 +1873,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)), C.swig_type_42(_swig_i_2), C.swig_type_43(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), C.swig_type_49(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1831,7 +1884,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1844,7 +1897,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), C.swig_type_46(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), C.swig_type_52(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1855,7 +1908,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1865,7 +1918,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1873,7 +1926,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1884,7 +1937,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1)))
 	return swig_r
 }
 
@@ -1893,7 +1946,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1), C.swig_type_55(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1), C.swig_type_61(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1902,7 +1955,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1913,7 +1966,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), C.swig_type_57(_swig_i_2), C.swig_type_58(_swig_i_3), C.swig_type_59(_swig_i_4), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2), C.swig_type_64(_swig_i_3), C.swig_type_65(_swig_i_4), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1929,7 +1982,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1944,7 +1997,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1960,7 +2013,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1977,7 +2030,7 @@ func Set_limit_burst(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_limit_burst_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_limit_burst_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1992,7 +2045,7 @@ func Set_default_timeout(arg1 Client, arg2 string, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_timeout_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), C.swig_type_70(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_timeout_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), C.swig_type_76(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2004,7 +2057,7 @@ func Set_queue_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_queue_limit_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_queue_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2018,7 +2071,7 @@ func Set_queue_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_queue_rate_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_73(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_queue_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_79(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2028,7 +2081,7 @@ func Set_queue_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint) 
 func Job_halted(arg1 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_job_halted_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_job_halted_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2037,7 +2090,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2052,7 +2105,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2067,7 +2120,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2082,7 +2135,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2094,7 +2147,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2106,7 +2159,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2121,7 +2174,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_85(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_91(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2136,7 +2189,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2153,7 +2206,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_89(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2166,7 +2219,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2182,7 +2235,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)), C.swig_type_95(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2197,7 +2250,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2212,7 +2265,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), C.swig_type_99(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.swig_type_105(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2224,7 +2277,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2236,7 +2289,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2251,7 +2304,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2264,7 +2317,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)), C.swig_type_113(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2277,13 +2330,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -2292,7 +2345,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2310,7 +2363,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2323,7 +2376,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2331,7 +2384,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2340,7 +2393,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2353,7 +2406,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)), C.swig_type_116(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2365,7 +2418,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2382,7 +2435,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r = (int)(C._wrap_worker_settle_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_type_119(_swig_i_4), C.swig_type_120(_swig_i_5), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_7))))
+	swig_r = (int)(C._wrap_worker_settle_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_3)), C.swig_type_125(_swig_i_4), C.swig_type_126(_swig_i_5), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_7))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2400,13 +2453,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_123(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_129(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -2414,7 +2467,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2424,7 +2477,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2432,7 +2485,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_127(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2441,13 +2494,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2456,7 +2509,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2464,7 +2517,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2472,7 +2525,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2480,7 +2533,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2488,7 +2541,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2496,7 +2549,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2504,7 +2557,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2512,7 +2565,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2520,7 +2573,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2528,7 +2581,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2536,7 +2589,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2544,7 +2597,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2552,7 +2605,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2560,7 +2613,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2568,7 +2621,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2576,7 +2629,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2584,7 +2637,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2592,7 +2645,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2600,7 +2653,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2608,7 +2661,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2616,7 +2669,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2624,7 +2677,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2632,7 +2685,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2640,7 +2693,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2648,7 +2701,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2656,7 +2709,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2664,7 +2717,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2672,7 +2725,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2680,7 +2733,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2688,7 +2741,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2696,7 +2749,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2704,7 +2757,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_TENANTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2712,7 +2765,7 @@ var EMQGO_STATS_TENANTS int = _swig_getEMQGO_STATS_TENANTS()
 
 func _swig_getEMQGO_STATS_CANCELED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CANCELED_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2720,7 +2773,7 @@ var EMQGO_STATS_CANCELED_TOTAL int = _swig_getEMQGO_STATS_CANCELED_TOTAL()
 
 func _swig_getEMQGO_STATS_EXPIRED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2728,7 +2781,7 @@ var EMQGO_STATS_EXPIRED_TOTAL int = _swig_getEMQGO_STATS_EXPIRED_TOTAL()
 
 func _swig_getEMQGO_STATS_BURSTING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_BURSTING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2736,7 +2789,7 @@ var EMQGO_STATS_BURSTING int = _swig_getEMQGO_STATS_BURSTING()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2744,7 +2797,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2752,7 +2805,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2760,7 +2813,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2768,7 +2821,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2776,7 +2829,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2784,7 +2837,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2792,7 +2845,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2800,7 +2853,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2808,7 +2861,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2816,7 +2869,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2824,7 +2877,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2832,7 +2885,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2840,7 +2893,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2848,7 +2901,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2856,7 +2909,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2864,7 +2917,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2872,7 +2925,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2880,7 +2933,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2888,7 +2941,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2896,7 +2949,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2904,7 +2957,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2912,7 +2965,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2920,7 +2973,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2928,7 +2981,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2936,7 +2989,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2944,7 +2997,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2952,7 +3005,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2960,7 +3013,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2968,7 +3021,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2976,7 +3029,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2984,7 +3037,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_BURST_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -2992,7 +3045,7 @@ var EMQGO_LANE_BURST int = _swig_getEMQGO_LANE_BURST()
 
 func _swig_getEMQGO_LANE_BURSTING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_BURSTING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3000,7 +3053,7 @@ var EMQGO_LANE_BURSTING int = _swig_getEMQGO_LANE_BURSTING()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3014,14 +3067,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_5b1791dbbca2cb73(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_129(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_394f16b48ca087e6(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_135(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3031,7 +3084,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3039,7 +3092,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 
 func _swig_getEMQGO_EOPT_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3047,7 +3100,7 @@ var EMQGO_EOPT_DELAY_MS int = _swig_getEMQGO_EOPT_DELAY_MS()
 
 func _swig_getEMQGO_EOPT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3055,7 +3108,7 @@ var EMQGO_EOPT_MAX_ATTEMPTS int = _swig_getEMQGO_EOPT_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3063,7 +3116,7 @@ var EMQGO_EOPT_DEDUP_WINDOW_MS int = _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3071,7 +3124,7 @@ var EMQGO_EOPT_KEEP_MS int = _swig_getEMQGO_EOPT_KEEP_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3079,7 +3132,7 @@ var EMQGO_EOPT_KEEP_LAST int = _swig_getEMQGO_EOPT_KEEP_LAST()
 
 func _swig_getEMQGO_EOPT_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3087,7 +3140,7 @@ var EMQGO_EOPT_COST_ESTIMATE int = _swig_getEMQGO_EOPT_COST_ESTIMATE()
 
 func _swig_getEMQGO_EOPT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3095,7 +3148,7 @@ var EMQGO_EOPT_AT_MS int = _swig_getEMQGO_EOPT_AT_MS()
 
 func _swig_getEMQGO_EOPT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3103,7 +3156,7 @@ var EMQGO_EOPT_TIMEOUT_MS int = _swig_getEMQGO_EOPT_TIMEOUT_MS()
 
 func _swig_getEMQGO_EOPT_EXPIRES_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3111,7 +3164,7 @@ var EMQGO_EOPT_EXPIRES_AT_MS int = _swig_getEMQGO_EOPT_EXPIRES_AT_MS()
 
 func _swig_getEMQGO_EOPT_TTL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_TTL_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3119,7 +3172,7 @@ var EMQGO_EOPT_TTL_MS int = _swig_getEMQGO_EOPT_TTL_MS()
 
 func _swig_getEMQGO_EOPT_EXPIRE_FLAGS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3127,13 +3180,13 @@ var EMQGO_EOPT_EXPIRE_FLAGS int = _swig_getEMQGO_EOPT_EXPIRE_FLAGS()
 
 func _swig_getEMQGO_EOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
 var EMQGO_EOPT_NUMS int = _swig_getEMQGO_EOPT_NUMS()
 
-func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, arg6 string, arg7 []uint64) (_swig_ret int) {
+func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, arg6 string, arg7 string, arg8 string, arg9 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
@@ -3142,7 +3195,9 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, a
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_6))))
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	swig_r = (int)(C._wrap_enqueue_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3161,21 +3216,35 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, a
 	if Swig_escape_always_false {
 		Swig_escape_val = arg7
 	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
 	return swig_r
 }
 
-func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 []int64) (_swig_ret int) {
+func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 []int64, arg5 string, arg6 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_enqueue_batch_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_3))))
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_enqueue_batch_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
 	}
 	return swig_r
 }
@@ -3187,7 +3256,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), C.swig_type_141(_swig_i_2), C.swig_type_142(_swig_i_3), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), C.swig_type_151(_swig_i_2), C.swig_type_152(_swig_i_3), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3205,7 +3274,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_2)), C.swig_type_146(_swig_i_3), C.swig_type_147(_swig_i_4), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)), C.swig_type_156(_swig_i_3), C.swig_type_157(_swig_i_4), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3223,7 +3292,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_150(_swig_i_1), C.swig_type_151(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_160(_swig_i_1), C.swig_type_161(_swig_i_2)))
 	return swig_r
 }
 
@@ -3232,7 +3301,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_152(_swig_i_1), C.swig_type_153(_swig_i_2), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), C.swig_type_163(_swig_i_2), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -3241,7 +3310,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3253,7 +3322,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)), C.swig_type_157(_swig_i_2), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3271,7 +3340,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3288,7 +3357,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3300,7 +3369,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3316,7 +3385,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)), C.swig_type_166(_swig_i_2), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), C.swig_type_176(_swig_i_2), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3333,7 +3402,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3350,7 +3419,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_type_173(_swig_i_3), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), C.swig_type_182(_swig_i_2), C.swig_type_183(_swig_i_3), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3368,7 +3437,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), C.swig_type_176(_swig_i_2), C.swig_type_177(_swig_i_3), C.swig_type_178(_swig_i_4), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_1)), C.swig_type_186(_swig_i_2), C.swig_type_187(_swig_i_3), C.swig_type_188(_swig_i_4), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3387,7 +3456,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_1)), C.swig_type_181(_swig_i_2), C.swig_type_182(_swig_i_3), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_4)), C.swig_type_184(_swig_i_5), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)), C.swig_type_191(_swig_i_2), C.swig_type_192(_swig_i_3), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_4)), C.swig_type_194(_swig_i_5), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3405,7 +3474,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_187)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3420,7 +3489,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3436,7 +3505,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3456,7 +3525,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), C.swig_type_195(_swig_i_3), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), C.swig_type_205(_swig_i_3), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3473,7 +3542,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_198(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_208(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3484,7 +3553,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_199(_swig_i_1), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3493,7 +3562,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3507,7 +3576,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_1)), C.swig_type_203(_swig_i_2), C.swig_type_204(_swig_i_3), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_1)), C.swig_type_213(_swig_i_2), C.swig_type_214(_swig_i_3), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3522,7 +3591,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3540,7 +3609,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_3)), C.swig_type_210(_swig_i_4), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)), C.swig_type_220(_swig_i_4), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3559,7 +3628,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3579,7 +3648,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3603,7 +3672,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_1)), C.swig_type_220(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)), C.swig_type_230(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3615,7 +3684,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3623,7 +3692,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3631,7 +3700,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3639,7 +3708,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3647,7 +3716,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3655,7 +3724,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3663,7 +3732,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3671,7 +3740,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3679,7 +3748,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3687,7 +3756,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3695,7 +3764,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3703,7 +3772,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3711,7 +3780,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3719,7 +3788,7 @@ var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
 
 func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3727,7 +3796,7 @@ var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3735,7 +3804,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_5b1791dbbca2cb73(*(*C.swig_type_222)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_394f16b48ca087e6(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3747,7 +3816,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_5b1791dbbca2cb73(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_394f16b48ca087e6(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3767,7 +3836,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3782,7 +3851,7 @@ func Cancel(arg1 Client, arg2 string, arg3 uint64, arg4 string, arg5 uint, arg6 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_cancel_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_1)), C.swig_type_229(_swig_i_2), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_cancel_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_1)), C.swig_type_239(_swig_i_2), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3800,7 +3869,7 @@ func Worker_next_halt(arg1 Worker, arg2 int64, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_halt_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_232(_swig_i_1), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_halt_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_242(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3812,7 +3881,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_234(_swig_i_1), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_244(_swig_i_1), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3821,7 +3890,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3829,7 +3898,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3837,7 +3906,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3845,7 +3914,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3853,7 +3922,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3861,7 +3930,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3869,7 +3938,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3877,7 +3946,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3885,7 +3954,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3893,7 +3962,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3901,7 +3970,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3909,7 +3978,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3917,7 +3986,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3925,7 +3994,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3933,7 +4002,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CANCELED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3941,7 +4010,7 @@ var EMQGO_WSTATS_CANCELED int = _swig_getEMQGO_WSTATS_CANCELED()
 
 func _swig_getEMQGO_WSTATS_TIMED_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_TIMED_OUT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3949,7 +4018,7 @@ var EMQGO_WSTATS_TIMED_OUT int = _swig_getEMQGO_WSTATS_TIMED_OUT()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3959,7 +4028,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3968,13 +4037,13 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_5b1791dbbca2cb73())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_394f16b48ca087e6())
 	return swig_r
 }
 
 func _swig_getEMQGO_SPEC_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3982,7 +4051,7 @@ var EMQGO_SPEC_EVERY_MS int = _swig_getEMQGO_SPEC_EVERY_MS()
 
 func _swig_getEMQGO_SPEC_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3990,7 +4059,7 @@ var EMQGO_SPEC_MAX_ATTEMPTS int = _swig_getEMQGO_SPEC_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SPEC_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -3998,7 +4067,7 @@ var EMQGO_SPEC_KEEP_MS int = _swig_getEMQGO_SPEC_KEEP_MS()
 
 func _swig_getEMQGO_SPEC_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4006,7 +4075,7 @@ var EMQGO_SPEC_KEEP_LAST int = _swig_getEMQGO_SPEC_KEEP_LAST()
 
 func _swig_getEMQGO_SPEC_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4014,7 +4083,7 @@ var EMQGO_SPEC_COST_ESTIMATE int = _swig_getEMQGO_SPEC_COST_ESTIMATE()
 
 func _swig_getEMQGO_SPEC_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4022,7 +4091,7 @@ var EMQGO_SPEC_START_AT_MS int = _swig_getEMQGO_SPEC_START_AT_MS()
 
 func _swig_getEMQGO_SPEC_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4030,7 +4099,7 @@ var EMQGO_SPEC_END_AT_MS int = _swig_getEMQGO_SPEC_END_AT_MS()
 
 func _swig_getEMQGO_SPEC_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4038,7 +4107,7 @@ var EMQGO_SPEC_LIMIT int = _swig_getEMQGO_SPEC_LIMIT()
 
 func _swig_getEMQGO_SPEC_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4046,7 +4115,7 @@ var EMQGO_SPEC_MISSED int = _swig_getEMQGO_SPEC_MISSED()
 
 func _swig_getEMQGO_SPEC_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4054,7 +4123,7 @@ var EMQGO_SPEC_GRACE_MS int = _swig_getEMQGO_SPEC_GRACE_MS()
 
 func _swig_getEMQGO_SPEC_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4062,7 +4131,7 @@ var EMQGO_SPEC_OVERLAP int = _swig_getEMQGO_SPEC_OVERLAP()
 
 func _swig_getEMQGO_SPEC_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4079,7 +4148,7 @@ func Schedule_upsert(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 st
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_schedule_upsert_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_schedule_upsert_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4112,7 +4181,7 @@ func Schedule_remove(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_remove_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_remove_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4127,7 +4196,7 @@ func Schedule_pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_pause_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_pause_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4142,7 +4211,7 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_resume_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_resume_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4155,14 +4224,14 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 func Schedule_list_count(arg1 ScheduleList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_schedule_list_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_schedule_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_schedule_list_next_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_schedule_list_next_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4171,7 +4240,7 @@ func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 
 func Schedule_list_free(arg1 ScheduleList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_schedule_list_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_schedule_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret int) {
@@ -4182,7 +4251,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_schedules_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_3)), C.swig_type_257(_swig_i_4), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_schedules_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_3)), C.swig_type_267(_swig_i_4), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4200,7 +4269,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 
 func _swig_getEMQGO_SCHED_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4208,7 +4277,7 @@ var EMQGO_SCHED_EVERY_MS int = _swig_getEMQGO_SCHED_EVERY_MS()
 
 func _swig_getEMQGO_SCHED_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4216,7 +4285,7 @@ var EMQGO_SCHED_PAYLOAD_LEN int = _swig_getEMQGO_SCHED_PAYLOAD_LEN()
 
 func _swig_getEMQGO_SCHED_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4224,7 +4293,7 @@ var EMQGO_SCHED_MAX_ATTEMPTS int = _swig_getEMQGO_SCHED_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SCHED_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4232,7 +4301,7 @@ var EMQGO_SCHED_KEEP_MS int = _swig_getEMQGO_SCHED_KEEP_MS()
 
 func _swig_getEMQGO_SCHED_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4240,7 +4309,7 @@ var EMQGO_SCHED_KEEP_LAST int = _swig_getEMQGO_SCHED_KEEP_LAST()
 
 func _swig_getEMQGO_SCHED_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4248,7 +4317,7 @@ var EMQGO_SCHED_COST_ESTIMATE int = _swig_getEMQGO_SCHED_COST_ESTIMATE()
 
 func _swig_getEMQGO_SCHED_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4256,7 +4325,7 @@ var EMQGO_SCHED_START_AT_MS int = _swig_getEMQGO_SCHED_START_AT_MS()
 
 func _swig_getEMQGO_SCHED_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4264,7 +4333,7 @@ var EMQGO_SCHED_END_AT_MS int = _swig_getEMQGO_SCHED_END_AT_MS()
 
 func _swig_getEMQGO_SCHED_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4272,7 +4341,7 @@ var EMQGO_SCHED_LIMIT int = _swig_getEMQGO_SCHED_LIMIT()
 
 func _swig_getEMQGO_SCHED_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4280,7 +4349,7 @@ var EMQGO_SCHED_MISSED int = _swig_getEMQGO_SCHED_MISSED()
 
 func _swig_getEMQGO_SCHED_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4288,7 +4357,7 @@ var EMQGO_SCHED_GRACE_MS int = _swig_getEMQGO_SCHED_GRACE_MS()
 
 func _swig_getEMQGO_SCHED_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4296,7 +4365,7 @@ var EMQGO_SCHED_OVERLAP int = _swig_getEMQGO_SCHED_OVERLAP()
 
 func _swig_getEMQGO_SCHED_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4304,7 +4373,7 @@ var EMQGO_SCHED_PAUSED int = _swig_getEMQGO_SCHED_PAUSED()
 
 func _swig_getEMQGO_SCHED_NEXT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4312,7 +4381,7 @@ var EMQGO_SCHED_NEXT_AT_MS int = _swig_getEMQGO_SCHED_NEXT_AT_MS()
 
 func _swig_getEMQGO_SCHED_LAST_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4320,7 +4389,7 @@ var EMQGO_SCHED_LAST_TICK_MS int = _swig_getEMQGO_SCHED_LAST_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4328,7 +4397,7 @@ var EMQGO_SCHED_FIRED_TICK_MS int = _swig_getEMQGO_SCHED_FIRED_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4336,7 +4405,7 @@ var EMQGO_SCHED_FIRED_AT_MS int = _swig_getEMQGO_SCHED_FIRED_AT_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_JOB() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4344,7 +4413,7 @@ var EMQGO_SCHED_FIRED_JOB int = _swig_getEMQGO_SCHED_FIRED_JOB()
 
 func _swig_getEMQGO_SCHED_FIRED_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4352,7 +4421,7 @@ var EMQGO_SCHED_FIRED_STATE int = _swig_getEMQGO_SCHED_FIRED_STATE()
 
 func _swig_getEMQGO_SCHED_RUNS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4360,7 +4429,7 @@ var EMQGO_SCHED_RUNS int = _swig_getEMQGO_SCHED_RUNS()
 
 func _swig_getEMQGO_SCHED_SKIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4368,7 +4437,7 @@ var EMQGO_SCHED_SKIPS int = _swig_getEMQGO_SCHED_SKIPS()
 
 func _swig_getEMQGO_SCHED_CREATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4376,7 +4445,7 @@ var EMQGO_SCHED_CREATED_AT_MS int = _swig_getEMQGO_SCHED_CREATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_UPDATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4384,7 +4453,7 @@ var EMQGO_SCHED_UPDATED_AT_MS int = _swig_getEMQGO_SCHED_UPDATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4394,7 +4463,7 @@ func Schedule_numbers(arg1 ScheduleList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_numbers_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_259(_swig_i_1), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_numbers_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_269(_swig_i_1), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4405,7 +4474,7 @@ func Schedule_text(arg1 ScheduleList, arg2 int64, arg3 int) (_swig_ret string) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_schedule_text_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_262(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_schedule_text_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4416,7 +4485,7 @@ func Schedule_payload_copy(arg1 ScheduleList, arg2 int64, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_payload_copy_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_263(_swig_i_1), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_payload_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_273(_swig_i_1), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4429,7 +4498,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_schedule_next_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_schedule_next_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4448,7 +4517,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 func Job_schedule(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_schedule_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_schedule_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4458,7 +4527,7 @@ func Job_schedule(arg1 Job) (_swig_ret string) {
 func Job_tick_ms(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_tick_ms_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_tick_ms_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4492,7 +4561,7 @@ type FlowInfo interface {
 
 func _swig_getECHOMQ_EDEPENDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4500,7 +4569,7 @@ var ECHOMQ_EDEPENDS int = _swig_getECHOMQ_EDEPENDS()
 
 func _swig_getECHOMQ_FLOW_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4508,7 +4577,7 @@ var ECHOMQ_FLOW_MAX int = _swig_getECHOMQ_FLOW_MAX()
 
 func _swig_getECHOMQ_JOB_WAITING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_5b1791dbbca2cb73())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6())
 	return swig_r
 }
 
@@ -4516,13 +4585,13 @@ var ECHOMQ_JOB_WAITING int = _swig_getECHOMQ_JOB_WAITING()
 
 func Flow_create() (_swig_ret Flow) {
 	var swig_r Flow
-	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_5b1791dbbca2cb73()))
+	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_394f16b48ca087e6()))
 	return swig_r
 }
 
 func Flow_free(arg1 Flow) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_flow_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_flow_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 string, arg7 []byte) (_swig_ret int) {
@@ -4534,7 +4603,7 @@ func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 s
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_flow_add_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_flow_add_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4556,7 +4625,7 @@ func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 s
 func Flow_count(arg1 Flow) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4564,7 +4633,7 @@ func Flow_id(arg1 Flow, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_id_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_278(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_id_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_288(_swig_i_1)))
 	return swig_r
 }
 
@@ -4574,7 +4643,7 @@ func Enqueue_flow(arg1 Client, arg2 string, arg3 Flow, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_enqueue_flow_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_enqueue_flow_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4587,7 +4656,7 @@ func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_delete_flow_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_1)), C.swig_type_281(_swig_i_2), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_delete_flow_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_1)), C.swig_type_291(_swig_i_2), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4599,41 +4668,41 @@ func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_re
 
 func Flow_info_free(arg1 FlowInfo) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_flow_info_free_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0))
+	C._wrap_flow_info_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
 }
 
 func Flow_info_state(arg1 FlowInfo) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_flow_info_state_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_flow_info_state_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_parent(arg1 FlowInfo) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_flow_info_parent_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_flow_info_parent_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_on_fail(arg1 FlowInfo) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_flow_info_on_fail_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_flow_info_on_fail_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_waiting(arg1 FlowInfo) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_info_waiting_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_info_waiting_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_count(arg1 FlowInfo) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_info_count_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_info_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4641,7 +4710,7 @@ func Flow_info_child(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_info_child_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_287(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_info_child_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1)))
 	return swig_r
 }
 
@@ -4649,7 +4718,7 @@ func Flow_info_child_state(arg1 FlowInfo, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_flow_info_child_state_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_288(_swig_i_1)))
+	swig_r = (int)(C._wrap_flow_info_child_state_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_298(_swig_i_1)))
 	return swig_r
 }
 
@@ -4657,7 +4726,7 @@ func Flow_info_child_attempts(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_290(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_300(_swig_i_1)))
 	return swig_r
 }
 
@@ -4665,7 +4734,7 @@ func Flow_info_child_finished_at(arg1 FlowInfo, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_292(_swig_i_1)))
+	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_302(_swig_i_1)))
 	return swig_r
 }
 
@@ -4675,7 +4744,7 @@ func Flow_info(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_flow_info_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_1)), C.swig_type_294(_swig_i_2), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_flow_info_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_1)), C.swig_type_304(_swig_i_2), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4691,7 +4760,7 @@ func Flow_child_bytes(arg1 FlowInfo, arg2 int64, arg3 int, arg4 []byte) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int64)(C._wrap_flow_child_bytes_capi_5b1791dbbca2cb73(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int64)(C._wrap_flow_child_bytes_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_307(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_5b1791dbbca2cb73(const char*);
+  void cgo_panic__capi_394f16b48ca087e6(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_5b1791dbbca2cb73(p);
+  cgo_panic__capi_394f16b48ca087e6(p);
 }
 
 
@@ -387,24 +387,69 @@ static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_o
   return ECHOMQ_OK;
 }
 
-/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries) and an
- * idempotency key ("" = none): ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
+/* A job's name ("" = none) and headers as Go passes them, "key\tvalue"
+ * entries joined by "\n" ("" = none; Go refuses those bytes in a key or
+ * value, as the library would), set on *o. The entries are split in a copy,
+ * *buf, which the caller frees after the call (NULL when there is none).
+ * One entry more than ECHOMQ_HEADERS_MAX is kept, for the library to
+ * refuse. */
+#ifndef SWIG /* C only: no wrapper */
+typedef struct { echomq_header h[ECHOMQ_HEADERS_MAX + 1]; char *buf; } emqgo_meta;
+static int emqgo_set_meta(echomq_enqueue_options *o, const char *name, const char *headers, emqgo_meta *m) {
+  size_t n = 0;
+  char *p;
+  m->buf = NULL;
+  o->name = name[0] ? name : NULL;
+  if (!headers[0]) return ECHOMQ_OK;
+  m->buf = strdup(headers);
+  if (!m->buf) return ECHOMQ_ENOMEM;
+  for (p = m->buf; p && n <= ECHOMQ_HEADERS_MAX; n++) {
+    char *end = strchr(p, '\n'), *tab;
+    if (end) *end = '\0';
+    tab = strchr(p, '\t');
+    if (!tab) return ECHOMQ_EINVAL;
+    *tab = '\0';
+    m->h[n].key = p;
+    m->h[n].value = tab + 1;
+    p = end ? end + 1 : NULL;
+  }
+  o->headers = m->h;
+  o->header_count = n;
+  return ECHOMQ_OK;
+}
+#endif
+
+/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries), an
+ * idempotency key ("" = none), a name and headers (emqgo_set_meta):
+ * ECHOMQ_DUPLICATE (the first job's id in *OUT_U64) when the key was seen
+ * within its window. */
 int emqgo_enqueue(echomq_client *c, const char *queue, const char *group, const char *payload,
-                  size_t payload_len, int64_t *nums, size_t n, const char *key, uint64_t *OUT_U64) {
+                  size_t payload_len, int64_t *nums, size_t n, const char *key, const char *name,
+                  const char *headers, uint64_t *OUT_U64) {
   echomq_enqueue_options o;
+  emqgo_meta m;
   int rc = emqgo_enqueue_options(nums, n, &o);
   *OUT_U64 = 0;
   if (rc != ECHOMQ_OK) return rc;
   o.idempotency_key = key[0] ? key : NULL;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+  rc = emqgo_set_meta(&o, name, headers, &m);
+  if (rc == ECHOMQ_OK) rc = echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+  free(m.buf);
+  return rc;
 }
 
-/* Enqueue a batch with the options in nums (its keys are per job). */
-int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n) {
+/* Enqueue a batch with the options in nums (its keys are per job), a name
+ * and headers for all its jobs. */
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n,
+                        const char *name, const char *headers) {
   echomq_enqueue_options o;
+  emqgo_meta m;
   int rc = emqgo_enqueue_options(nums, n, &o);
-  return rc != ECHOMQ_OK ? rc : echomq_enqueue_batch(c, queue, b, &o);
+  if (rc != ECHOMQ_OK) return rc;
+  rc = emqgo_set_meta(&o, name, headers, &m);
+  if (rc == ECHOMQ_OK) rc = echomq_enqueue_batch(c, queue, b, &o);
+  free(m.buf);
+  return rc;
 }
 
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
@@ -1044,7 +1089,7 @@ size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, ch
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_5b1791dbbca2cb73(void *_swig_go_0) {
+void _wrap_Swig_free_capi_394f16b48ca087e6(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1054,7 +1099,7 @@ void _wrap_Swig_free_capi_5b1791dbbca2cb73(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_394f16b48ca087e6(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1067,7 +1112,7 @@ void *_wrap_Swig_malloc_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1078,7 +1123,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1089,7 +1134,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1100,7 +1145,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1111,7 +1156,7 @@ intgo _wrap_ECHOMQ_OK_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1122,7 +1167,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1133,7 +1178,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1144,7 +1189,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1155,7 +1200,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1166,7 +1211,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1177,7 +1222,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1188,7 +1233,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1199,7 +1244,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1210,7 +1255,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1221,7 +1266,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1232,7 +1277,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1243,7 +1288,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1254,7 +1299,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1265,7 +1310,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1276,7 +1321,7 @@ intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EFINISHED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1287,7 +1332,7 @@ intgo _wrap_ECHOMQ_EFINISHED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1298,7 +1343,7 @@ intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1309,7 +1354,7 @@ intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1320,7 +1365,7 @@ intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1331,7 +1376,7 @@ intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1342,7 +1387,7 @@ intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1353,7 +1398,7 @@ long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1364,7 +1409,7 @@ long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1375,7 +1420,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1386,7 +1431,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1397,7 +1442,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1408,7 +1453,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1419,7 +1464,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1430,7 +1475,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1441,7 +1486,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1452,7 +1497,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1463,7 +1508,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1474,7 +1519,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1485,7 +1530,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1496,7 +1541,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1507,7 +1552,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1518,7 +1563,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1529,7 +1574,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1540,7 +1585,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1551,7 +1596,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1562,7 +1607,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1573,7 +1618,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1584,7 +1629,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1595,7 +1640,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1606,7 +1651,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1617,7 +1662,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1628,7 +1673,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1639,7 +1684,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1650,7 +1695,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1661,7 +1706,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1672,7 +1717,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1683,7 +1728,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1694,7 +1739,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1705,7 +1750,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1716,7 +1761,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1727,7 +1772,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1738,7 +1783,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1749,7 +1794,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1760,7 +1805,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1771,7 +1816,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1782,7 +1827,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1793,7 +1838,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1804,7 +1849,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1815,7 +1860,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1826,7 +1871,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1837,7 +1882,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1848,7 +1893,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1859,7 +1904,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1870,7 +1915,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1881,7 +1926,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1892,7 +1937,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1903,7 +1948,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1914,7 +1959,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1925,7 +1970,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5b1791dbbca2cb73() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6() {
   long long result;
   long long _swig_go_result;
   
@@ -1936,7 +1981,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -1947,7 +1992,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-_gostring_ _wrap_strerror_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_394f16b48ca087e6(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1963,7 +2008,7 @@ _gostring_ _wrap_strerror_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_5b1791dbbca2cb73() {
+intgo _wrap_version_capi_394f16b48ca087e6() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1974,7 +2019,7 @@ intgo _wrap_version_capi_5b1791dbbca2cb73() {
 }
 
 
-_gostring_ _wrap_version_string_capi_5b1791dbbca2cb73() {
+_gostring_ _wrap_version_string_capi_394f16b48ca087e6() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1988,7 +2033,7 @@ _gostring_ _wrap_version_string_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_check_queue_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2006,7 +2051,7 @@ intgo _wrap_check_queue_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2024,7 +2069,7 @@ intgo _wrap_check_group_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2044,7 +2089,7 @@ intgo _wrap_client_connect_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2054,7 +2099,7 @@ void _wrap_client_free_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2070,7 +2115,7 @@ _gostring_ _wrap_client_errmsg_capi_5b1791dbbca2cb73(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2083,7 +2128,7 @@ intgo _wrap_client_errcode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2096,7 +2141,7 @@ intgo _wrap_client_connected_capi_5b1791dbbca2cb73(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2106,7 +2151,7 @@ void _wrap_client_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2119,7 +2164,7 @@ intgo _wrap_client_ping_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2135,7 +2180,7 @@ _gostring_ _wrap_job_group_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2151,7 +2196,7 @@ _gostring_ _wrap_job_last_error_capi_5b1791dbbca2cb73(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2167,7 +2212,72 @@ _gostring_ _wrap_job_result_dropped_capi_5b1791dbbca2cb73(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_name_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (char *)echomq_job_name((struct echomq_job const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_job_header_count_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = echomq_job_header_count((struct echomq_job const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_job_header_key_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  size_t arg2 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (char *)echomq_job_header_key((struct echomq_job const *)arg1,arg2);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_job_header_value_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  size_t arg2 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (char *)echomq_job_header_value((struct echomq_job const *)arg1,arg2);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_job_free_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2177,7 +2287,7 @@ void _wrap_job_free_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2190,7 +2300,7 @@ long long _wrap_job_list_count_capi_5b1791dbbca2cb73(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2205,7 +2315,7 @@ struct echomq_job *_wrap_job_list_at_capi_5b1791dbbca2cb73(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2215,7 +2325,7 @@ void _wrap_job_list_free_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_5b1791dbbca2cb73() {
+struct echomq_batch *_wrap_batch_create_capi_394f16b48ca087e6() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2226,7 +2336,7 @@ struct echomq_batch *_wrap_batch_create_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_batch_add_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2252,7 +2362,7 @@ intgo _wrap_batch_add_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2265,7 +2375,7 @@ long long _wrap_batch_count_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2280,7 +2390,7 @@ long long _wrap_batch_id_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2313,7 +2423,7 @@ intgo _wrap_batch_add_keyed_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2328,7 +2438,7 @@ intgo _wrap_batch_duplicate_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2350,7 +2460,7 @@ intgo _wrap_delete_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2360,7 +2470,7 @@ void _wrap_batch_clear_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2370,7 +2480,7 @@ void _wrap_batch_free_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2394,7 +2504,7 @@ intgo _wrap_ack_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2424,7 +2534,7 @@ intgo _wrap_ack_result_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2454,7 +2564,7 @@ intgo _wrap_progress_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2478,7 +2588,7 @@ intgo _wrap_set_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2498,7 +2608,7 @@ intgo _wrap_clear_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2522,7 +2632,7 @@ intgo _wrap_set_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2542,7 +2652,7 @@ intgo _wrap_clear_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2555,7 +2665,7 @@ long long _wrap_event_list_count_capi_5b1791dbbca2cb73(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2573,7 +2683,7 @@ _gostring_ _wrap_event_list_id_capi_5b1791dbbca2cb73(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2588,7 +2698,7 @@ long long _wrap_event_list_nfields_capi_5b1791dbbca2cb73(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2608,7 +2718,7 @@ _gostring_ _wrap_event_list_name_capi_5b1791dbbca2cb73(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2618,7 +2728,7 @@ void _wrap_event_list_free_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2657,7 +2767,7 @@ intgo _wrap_extend_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2686,7 +2796,7 @@ intgo _wrap_set_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2713,7 +2823,7 @@ intgo _wrap_clear_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2742,7 +2852,7 @@ intgo _wrap_set_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_limit_burst_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2773,7 +2883,7 @@ intgo _wrap_set_limit_burst_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_default_timeout_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2795,7 +2905,7 @@ intgo _wrap_set_default_timeout_capi_5b1791dbbca2cb73(struct echomq_client *_swi
 }
 
 
-intgo _wrap_set_queue_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2817,7 +2927,7 @@ intgo _wrap_set_queue_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_queue_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2843,7 +2953,7 @@ intgo _wrap_set_queue_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_job_halted_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+intgo _wrap_job_halted_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2856,7 +2966,7 @@ intgo _wrap_job_halted_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
 }
 
 
-intgo _wrap_clear_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2883,7 +2993,7 @@ intgo _wrap_clear_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2910,7 +3020,7 @@ intgo _wrap_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2937,7 +3047,7 @@ intgo _wrap_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2959,7 +3069,7 @@ intgo _wrap_set_default_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2981,7 +3091,7 @@ intgo _wrap_set_default_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3003,7 +3113,7 @@ intgo _wrap_set_default_max_attempts_capi_5b1791dbbca2cb73(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3036,7 +3146,7 @@ intgo _wrap_set_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3063,7 +3173,7 @@ intgo _wrap_clear_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3089,7 +3199,7 @@ intgo _wrap_set_default_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3118,7 +3228,7 @@ intgo _wrap_throttle_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3147,7 +3257,7 @@ intgo _wrap_set_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3174,7 +3284,7 @@ intgo _wrap_clear_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3196,7 +3306,7 @@ intgo _wrap_set_default_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3218,7 +3328,7 @@ intgo _wrap_set_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3251,7 +3361,7 @@ intgo _wrap_get_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3273,7 +3383,7 @@ intgo _wrap_set_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3302,7 +3412,7 @@ intgo _wrap_charge_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3315,7 +3425,7 @@ long long _wrap_lane_list_count_capi_5b1791dbbca2cb73(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3325,7 +3435,7 @@ void _wrap_lane_list_free_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3364,7 +3474,7 @@ intgo _wrap_redrive_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3397,7 +3507,7 @@ intgo _wrap_redrive_all_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3410,7 +3520,7 @@ intgo _wrap_worker_start_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3425,7 +3535,7 @@ intgo _wrap_worker_done_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3446,7 +3556,7 @@ intgo _wrap_worker_done_result_capi_5b1791dbbca2cb73(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3470,7 +3580,7 @@ intgo _wrap_worker_fail_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3492,7 +3602,7 @@ intgo _wrap_worker_discard_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3533,7 +3643,7 @@ intgo _wrap_worker_settle_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3550,7 +3660,7 @@ intgo _wrap_worker_stop_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3560,7 +3670,7 @@ void _wrap_worker_free_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3582,7 +3692,7 @@ intgo _wrap_shards_create_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3595,7 +3705,7 @@ long long _wrap_report_count_capi_5b1791dbbca2cb73(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3613,7 +3723,7 @@ _gostring_ _wrap_report_at_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3623,7 +3733,7 @@ void _wrap_report_free_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3639,7 +3749,7 @@ _gostring_ _wrap_report_cursor_capi_5b1791dbbca2cb73(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3651,7 +3761,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3663,7 +3773,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3675,7 +3785,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3687,7 +3797,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3699,7 +3809,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3711,7 +3821,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3723,7 +3833,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3735,7 +3845,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3747,7 +3857,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3759,7 +3869,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3771,7 +3881,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3783,7 +3893,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3795,7 +3905,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3807,7 +3917,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3819,7 +3929,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3831,7 +3941,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3843,7 +3953,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3855,7 +3965,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3867,7 +3977,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3879,7 +3989,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3891,7 +4001,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3903,7 +4013,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3915,7 +4025,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3927,7 +4037,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3939,7 +4049,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3951,7 +4061,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3963,7 +4073,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3975,7 +4085,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3987,7 +4097,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -3999,7 +4109,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4011,7 +4121,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4023,7 +4133,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4035,7 +4145,7 @@ intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4047,7 +4157,7 @@ intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_BURSTING_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4059,7 +4169,7 @@ intgo _wrap_EMQGO_STATS_BURSTING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4071,7 +4181,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4083,7 +4193,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4095,7 +4205,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4107,7 +4217,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4119,7 +4229,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4131,7 +4241,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4143,7 +4253,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4155,7 +4265,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4167,7 +4277,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4179,7 +4289,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4191,7 +4301,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4203,7 +4313,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4215,7 +4325,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4227,7 +4337,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4239,7 +4349,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4251,7 +4361,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4263,7 +4373,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4275,7 +4385,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4287,7 +4397,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4299,7 +4409,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4311,7 +4421,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4323,7 +4433,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4335,7 +4445,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4347,7 +4457,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4359,7 +4469,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4371,7 +4481,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4383,7 +4493,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4395,7 +4505,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4407,7 +4517,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4419,7 +4529,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4431,7 +4541,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURST_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4443,7 +4553,7 @@ intgo _wrap_EMQGO_LANE_BURST_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURSTING_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4455,7 +4565,7 @@ intgo _wrap_EMQGO_LANE_BURSTING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4467,7 +4577,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_5b1791dbbca2cb73(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_394f16b48ca087e6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4490,7 +4600,7 @@ struct echomq_client *_wrap_client_create_capi_5b1791dbbca2cb73(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4506,7 +4616,7 @@ void _wrap_job_numbers_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4524,7 +4634,7 @@ void _wrap_job_outcome_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4536,7 +4646,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4548,7 +4658,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4560,7 +4670,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4572,7 +4682,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4584,7 +4694,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4596,7 +4706,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4608,7 +4718,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4620,7 +4730,7 @@ intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4632,7 +4742,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4644,7 +4754,7 @@ intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4656,7 +4766,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -4668,7 +4778,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_enqueue_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4677,8 +4787,10 @@ intgo _wrap_enqueue_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gos
   int64_t *arg6 = (int64_t *) 0 ;
   size_t arg7 ;
   char *arg8 = (char *) 0 ;
-  uint64_t *arg9 = (uint64_t *) 0 ;
-  uint64_t temp9 ;
+  char *arg9 = (char *) 0 ;
+  char *arg10 = (char *) 0 ;
+  uint64_t *arg11 = (uint64_t *) 0 ;
+  uint64_t temp11 ;
   int result;
   intgo _swig_go_result;
   
@@ -4706,33 +4818,47 @@ intgo _wrap_enqueue_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gos
   memcpy(arg8, _swig_go_5.p, _swig_go_5.n);
   arg8[_swig_go_5.n] = '\0';
   
+  
+  arg9 = (char *)malloc(_swig_go_6.n + 1);
+  memcpy(arg9, _swig_go_6.p, _swig_go_6.n);
+  arg9[_swig_go_6.n] = '\0';
+  
+  
+  arg10 = (char *)malloc(_swig_go_7.n + 1);
+  memcpy(arg10, _swig_go_7.p, _swig_go_7.n);
+  arg10[_swig_go_7.n] = '\0';
+  
   {
-    if (_swig_go_6.len == 0) {
+    if (_swig_go_8.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg9 = &temp9;
+    arg11 = &temp11;
   }
   
-  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9);
+  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,(char const *)arg9,(char const *)arg10,arg11);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_6.array;
-    a[0] = temp9;
+    unsigned long* a = (unsigned long *) _swig_go_8.array;
+    a[0] = temp11;
   }
   free(arg2); 
   free(arg3); 
   free(arg8); 
+  free(arg9); 
+  free(arg10); 
   
   return _swig_go_result;
 }
 
 
-intgo _wrap_enqueue_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
   int64_t *arg4 = (int64_t *) 0 ;
   size_t arg5 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
   
@@ -4748,14 +4874,26 @@ intgo _wrap_enqueue_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0
   arg5 = (size_t)_swig_go_3.len;
   
   
-  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
+  arg6 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg6, _swig_go_4.p, _swig_go_4.n);
+  arg6[_swig_go_4.n] = '\0';
+  
+  
+  arg7 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg7, _swig_go_5.p, _swig_go_5.n);
+  arg7[_swig_go_5.n] = '\0';
+  
+  
+  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5,(char const *)arg6,(char const *)arg7);
   _swig_go_result = result; 
   free(arg2); 
+  free(arg6); 
+  free(arg7); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_wait_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4792,7 +4930,7 @@ intgo _wrap_wait_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4836,7 +4974,7 @@ intgo _wrap_events_read_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4853,7 +4991,7 @@ long long _wrap_event_value_len_capi_5b1791dbbca2cb73(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4873,7 +5011,7 @@ void _wrap_event_value_copy_capi_5b1791dbbca2cb73(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4889,7 +5027,7 @@ void _wrap_job_payload_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4924,7 +5062,7 @@ intgo _wrap_get_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4961,7 +5099,7 @@ intgo _wrap_purge_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4987,7 +5125,7 @@ intgo _wrap_queues_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5020,7 +5158,7 @@ intgo _wrap_shards_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5055,7 +5193,7 @@ intgo _wrap_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5092,7 +5230,7 @@ intgo _wrap_wclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5129,7 +5267,7 @@ intgo _wrap_bclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5168,7 +5306,7 @@ intgo _wrap_ack_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5214,7 +5352,7 @@ intgo _wrap_fail_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5240,7 +5378,7 @@ intgo _wrap_stats_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5273,7 +5411,7 @@ intgo _wrap_get_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5306,7 +5444,7 @@ intgo _wrap_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5348,7 +5486,7 @@ intgo _wrap_lanes_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5366,7 +5504,7 @@ _gostring_ _wrap_lane_list_group_capi_5b1791dbbca2cb73(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5384,7 +5522,7 @@ void _wrap_lane_list_numbers_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5400,7 +5538,7 @@ _gostring_ _wrap_lane_list_cursor_capi_5b1791dbbca2cb73(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5437,7 +5575,7 @@ intgo _wrap_dead_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5470,7 +5608,7 @@ intgo _wrap_verify_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5514,7 +5652,7 @@ intgo _wrap_repair_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5554,7 +5692,7 @@ intgo _wrap_doctor_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5592,7 +5730,7 @@ intgo _wrap_ack_many_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5631,7 +5769,7 @@ intgo _wrap_claim_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5643,7 +5781,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5655,7 +5793,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5667,7 +5805,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5679,7 +5817,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5691,7 +5829,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5703,7 +5841,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5715,7 +5853,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5727,7 +5865,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5739,7 +5877,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5751,7 +5889,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5763,7 +5901,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5775,7 +5913,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5787,7 +5925,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5799,7 +5937,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5811,7 +5949,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-void _wrap_worker_defaults_capi_5b1791dbbca2cb73(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_394f16b48ca087e6(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5825,7 +5963,7 @@ void _wrap_worker_defaults_capi_5b1791dbbca2cb73(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_394f16b48ca087e6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5869,7 +6007,7 @@ intgo _wrap_worker_create_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5888,7 +6026,7 @@ intgo _wrap_worker_last_error_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5932,7 +6070,7 @@ intgo _wrap_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_worker_next_halt_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5953,7 +6091,7 @@ intgo _wrap_worker_next_halt_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_g
 }
 
 
-intgo _wrap_worker_next_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5981,7 +6119,7 @@ intgo _wrap_worker_next_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -5993,7 +6131,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6005,7 +6143,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6017,7 +6155,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6029,7 +6167,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6041,7 +6179,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6053,7 +6191,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6065,7 +6203,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6077,7 +6215,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6089,7 +6227,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6101,7 +6239,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6113,7 +6251,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6125,7 +6263,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6137,7 +6275,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6149,7 +6287,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6161,7 +6299,7 @@ intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6173,7 +6311,7 @@ intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6185,7 +6323,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_worker_stats_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6204,7 +6342,7 @@ intgo _wrap_worker_stats_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_5b1791dbbca2cb73() {
+long long _wrap_c_heap_in_use_capi_394f16b48ca087e6() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -6215,7 +6353,7 @@ long long _wrap_c_heap_in_use_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6227,7 +6365,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6239,7 +6377,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6251,7 +6389,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6263,7 +6401,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6275,7 +6413,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6287,7 +6425,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6299,7 +6437,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6311,7 +6449,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6323,7 +6461,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6335,7 +6473,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6347,7 +6485,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6359,7 +6497,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6425,7 +6563,7 @@ intgo _wrap_schedule_upsert_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6452,7 +6590,7 @@ intgo _wrap_schedule_remove_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6479,7 +6617,7 @@ intgo _wrap_schedule_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6506,7 +6644,7 @@ intgo _wrap_schedule_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6519,7 +6657,7 @@ long long _wrap_schedule_list_count_capi_5b1791dbbca2cb73(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6535,7 +6673,7 @@ _gostring_ _wrap_schedule_list_next_capi_5b1791dbbca2cb73(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6545,7 +6683,7 @@ void _wrap_schedule_list_free_capi_5b1791dbbca2cb73(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6594,7 +6732,7 @@ intgo _wrap_schedules_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6606,7 +6744,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6618,7 +6756,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6630,7 +6768,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6642,7 +6780,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6654,7 +6792,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6666,7 +6804,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6678,7 +6816,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6690,7 +6828,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6702,7 +6840,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6714,7 +6852,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6726,7 +6864,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6738,7 +6876,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6750,7 +6888,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6762,7 +6900,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6774,7 +6912,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6786,7 +6924,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6798,7 +6936,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6810,7 +6948,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6822,7 +6960,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6834,7 +6972,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6846,7 +6984,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6858,7 +6996,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6870,7 +7008,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_5b1791dbbca2cb73() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -6882,7 +7020,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_5b1791dbbca2cb73() {
 }
 
 
-void _wrap_schedule_numbers_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6900,7 +7038,7 @@ void _wrap_schedule_numbers_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6920,7 +7058,7 @@ _gostring_ _wrap_schedule_text_capi_5b1791dbbca2cb73(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6938,7 +7076,7 @@ void _wrap_schedule_payload_copy_capi_5b1791dbbca2cb73(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6984,7 +7122,7 @@ intgo _wrap_schedule_next_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -7000,7 +7138,7 @@ _gostring_ _wrap_job_schedule_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -7013,7 +7151,7 @@ long long _wrap_job_tick_ms_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0)
 }
 
 
-intgo _wrap_ECHOMQ_EDEPENDS_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -7024,7 +7162,7 @@ intgo _wrap_ECHOMQ_EDEPENDS_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_FLOW_MAX_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -7035,7 +7173,7 @@ intgo _wrap_ECHOMQ_FLOW_MAX_capi_5b1791dbbca2cb73() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_WAITING_capi_5b1791dbbca2cb73() {
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6() {
   int result;
   intgo _swig_go_result;
   
@@ -7046,7 +7184,7 @@ intgo _wrap_ECHOMQ_JOB_WAITING_capi_5b1791dbbca2cb73() {
 }
 
 
-struct echomq_flow *_wrap_flow_create_capi_5b1791dbbca2cb73() {
+struct echomq_flow *_wrap_flow_create_capi_394f16b48ca087e6() {
   echomq_flow *result = 0 ;
   struct echomq_flow *_swig_go_result;
   
@@ -7057,7 +7195,7 @@ struct echomq_flow *_wrap_flow_create_capi_5b1791dbbca2cb73() {
 }
 
 
-void _wrap_flow_free_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
+void _wrap_flow_free_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   
   arg1 = *(echomq_flow **)&_swig_go_0; 
@@ -7067,7 +7205,7 @@ void _wrap_flow_free_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
 }
 
 
-intgo _wrap_flow_add_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_flow_add_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7116,7 +7254,7 @@ intgo _wrap_flow_add_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, _gost
 }
 
 
-long long _wrap_flow_count_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
+long long _wrap_flow_count_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7129,7 +7267,7 @@ long long _wrap_flow_count_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0)
 }
 
 
-long long _wrap_flow_id_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_id_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7144,7 +7282,7 @@ long long _wrap_flow_id_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, lo
 }
 
 
-intgo _wrap_enqueue_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_flow *arg3 = (echomq_flow *) 0 ;
@@ -7168,7 +7306,7 @@ intgo _wrap_enqueue_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_delete_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_delete_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7203,7 +7341,7 @@ intgo _wrap_delete_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, 
 }
 
 
-void _wrap_flow_info_free_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
+void _wrap_flow_info_free_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   
   arg1 = *(echomq_flow_info **)&_swig_go_0; 
@@ -7213,7 +7351,7 @@ void _wrap_flow_info_free_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_g
 }
 
 
-intgo _wrap_flow_info_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7226,7 +7364,7 @@ intgo _wrap_flow_info_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig
 }
 
 
-long long _wrap_flow_info_parent_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_parent_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -7239,7 +7377,7 @@ long long _wrap_flow_info_parent_capi_5b1791dbbca2cb73(struct echomq_flow_info *
 }
 
 
-intgo _wrap_flow_info_on_fail_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7252,7 +7390,7 @@ intgo _wrap_flow_info_on_fail_capi_5b1791dbbca2cb73(struct echomq_flow_info *_sw
 }
 
 
-long long _wrap_flow_info_waiting_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_waiting_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7265,7 +7403,7 @@ long long _wrap_flow_info_waiting_capi_5b1791dbbca2cb73(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_count_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_count_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7278,7 +7416,7 @@ long long _wrap_flow_info_count_capi_5b1791dbbca2cb73(struct echomq_flow_info *_
 }
 
 
-long long _wrap_flow_info_child_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7293,7 +7431,7 @@ long long _wrap_flow_info_child_capi_5b1791dbbca2cb73(struct echomq_flow_info *_
 }
 
 
-intgo _wrap_flow_info_child_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int result;
@@ -7308,7 +7446,7 @@ intgo _wrap_flow_info_child_state_capi_5b1791dbbca2cb73(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_child_attempts_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7323,7 +7461,7 @@ long long _wrap_flow_info_child_attempts_capi_5b1791dbbca2cb73(struct echomq_flo
 }
 
 
-long long _wrap_flow_info_child_finished_at_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int64_t result;
@@ -7338,7 +7476,7 @@ long long _wrap_flow_info_child_finished_at_capi_5b1791dbbca2cb73(struct echomq_
 }
 
 
-intgo _wrap_flow_info_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_flow_info_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7373,7 +7511,7 @@ intgo _wrap_flow_info_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _g
 }
 
 
-long long _wrap_flow_child_bytes_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+long long _wrap_flow_child_bytes_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int arg3 ;

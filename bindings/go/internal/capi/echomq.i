@@ -220,6 +220,10 @@ int echomq_client_ping(echomq_client *c);
 const char *echomq_job_group(const echomq_job *j);
 const char *echomq_job_last_error(const echomq_job *j);
 const char *echomq_job_result_dropped(const echomq_job *j);
+const char *echomq_job_name(const echomq_job *j);
+size_t echomq_job_header_count(const echomq_job *j);
+const char *echomq_job_header_key(const echomq_job *j, size_t i);
+const char *echomq_job_header_value(const echomq_job *j, size_t i);
 void echomq_job_free(echomq_job *j);
 size_t echomq_job_list_count(const echomq_job_list *l);
 const echomq_job *echomq_job_list_at(const echomq_job_list *l, size_t i);
@@ -502,24 +506,69 @@ static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_o
   return ECHOMQ_OK;
 }
 
-/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries) and an
- * idempotency key ("" = none): ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
+/* A job's name ("" = none) and headers as Go passes them, "key\tvalue"
+ * entries joined by "\n" ("" = none; Go refuses those bytes in a key or
+ * value, as the library would), set on *o. The entries are split in a copy,
+ * *buf, which the caller frees after the call (NULL when there is none).
+ * One entry more than ECHOMQ_HEADERS_MAX is kept, for the library to
+ * refuse. */
+#ifndef SWIG /* C only: no wrapper */
+typedef struct { echomq_header h[ECHOMQ_HEADERS_MAX + 1]; char *buf; } emqgo_meta;
+static int emqgo_set_meta(echomq_enqueue_options *o, const char *name, const char *headers, emqgo_meta *m) {
+  size_t n = 0;
+  char *p;
+  m->buf = NULL;
+  o->name = name[0] ? name : NULL;
+  if (!headers[0]) return ECHOMQ_OK;
+  m->buf = strdup(headers);
+  if (!m->buf) return ECHOMQ_ENOMEM;
+  for (p = m->buf; p && n <= ECHOMQ_HEADERS_MAX; n++) {
+    char *end = strchr(p, '\n'), *tab;
+    if (end) *end = '\0';
+    tab = strchr(p, '\t');
+    if (!tab) return ECHOMQ_EINVAL;
+    *tab = '\0';
+    m->h[n].key = p;
+    m->h[n].value = tab + 1;
+    p = end ? end + 1 : NULL;
+  }
+  o->headers = m->h;
+  o->header_count = n;
+  return ECHOMQ_OK;
+}
+#endif
+
+/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries), an
+ * idempotency key ("" = none), a name and headers (emqgo_set_meta):
+ * ECHOMQ_DUPLICATE (the first job's id in *OUT_U64) when the key was seen
+ * within its window. */
 int emqgo_enqueue(echomq_client *c, const char *queue, const char *group, const char *payload,
-                  size_t payload_len, int64_t *nums, size_t n, const char *key, uint64_t *OUT_U64) {
+                  size_t payload_len, int64_t *nums, size_t n, const char *key, const char *name,
+                  const char *headers, uint64_t *OUT_U64) {
   echomq_enqueue_options o;
+  emqgo_meta m;
   int rc = emqgo_enqueue_options(nums, n, &o);
   *OUT_U64 = 0;
   if (rc != ECHOMQ_OK) return rc;
   o.idempotency_key = key[0] ? key : NULL;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+  rc = emqgo_set_meta(&o, name, headers, &m);
+  if (rc == ECHOMQ_OK) rc = echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+  free(m.buf);
+  return rc;
 }
 
-/* Enqueue a batch with the options in nums (its keys are per job). */
-int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n) {
+/* Enqueue a batch with the options in nums (its keys are per job), a name
+ * and headers for all its jobs. */
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n,
+                        const char *name, const char *headers) {
   echomq_enqueue_options o;
+  emqgo_meta m;
   int rc = emqgo_enqueue_options(nums, n, &o);
-  return rc != ECHOMQ_OK ? rc : echomq_enqueue_batch(c, queue, b, &o);
+  if (rc != ECHOMQ_OK) return rc;
+  rc = emqgo_set_meta(&o, name, headers, &m);
+  if (rc == ECHOMQ_OK) rc = echomq_enqueue_batch(c, queue, b, &o);
+  free(m.buf);
+  return rc;
 }
 
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
