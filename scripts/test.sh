@@ -64,7 +64,7 @@ VALKEY_SERVER=redis-server ECHOMQ_CLI="$build/cli/echomq" python3 -m pytest -q \
   tests/python/test_basics.py tests/python/test_errors.py tests/python/test_blocking.py \
   tests/python/test_worker_engine.py tests/python/test_durability.py tests/python/test_doctor.py
 
-step "Go tests (go vet, go test -race)"
+step "Go tests (go vet, go test -race; the core and bindings/go/otel)"
 (
   cd bindings/go
   export CGO_ENABLED=1
@@ -77,7 +77,12 @@ step "Go tests (go vet, go test -race)"
   export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
   go vet ./...
   go test -race -count=1 ./...
-  cd ../../examples/go
+  # The OpenTelemetry module (its own go.mod over the core: one trace through
+  # a worker, read from the SDK's in-memory exporter).
+  cd otel
+  go vet ./...
+  go test -race -count=1 ./...
+  cd ../../../examples/go
   go vet ./...
   cd ../../bench/workers/go
   go vet ./...
