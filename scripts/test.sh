@@ -84,11 +84,18 @@ step "Go tests (go vet, go test -race; the core and bindings/go/otel)"
   go test -race -count=1 ./...
   cd ../../../examples/go
   go vet ./...
-  cd ../../bench/workers/go
+  cd ../web/go
+  go vet ./...
+  cd ../../../bench/workers/go
   go vet ./...
   cd ../../peers/go
   go vet ./...
 )
+
+# The example web services (examples/web): each started on a free loopback
+# port, asked over HTTP (about 25 s; after the Go tests, whose cache it reuses).
+step "example web services (tests/examples: Starlette and net/http)"
+ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q tests/examples
 
 # Every code block of the READMEs, run against a real server or compiled
 # (tests/docs/README.md); after the Go tests, whose -race cache it reuses.
