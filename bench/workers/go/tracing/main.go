@@ -11,12 +11,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
-	"strconv"
-	"sync/atomic"
 	"time"
 
+	"github.com/echomq/echomq/bench/workers/go/internal/layer"
 	"github.com/echomq/echomq/bindings/go/echomq"
 	echomqotel "github.com/echomq/echomq/bindings/go/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -28,21 +25,11 @@ type noop struct {
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tracingbench URL [N] [RUNS]")
-		os.Exit(2)
-	}
-	url, n, runs := os.Args[1], 20000, 3
-	if len(os.Args) > 2 {
-		n, _ = strconv.Atoi(os.Args[2])
-	}
-	if len(os.Args) > 3 {
-		runs, _ = strconv.Atoi(os.Args[3])
-	}
+	url, n, runs := layer.Args("tracingbench")
 	ctx := context.Background()
 	c, err := echomq.Dial(ctx, url)
 	if err != nil {
-		fail(err)
+		layer.Fail(err)
 	}
 	defer c.Close()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
@@ -60,49 +47,20 @@ func main() {
 					_, err = echomq.EnqueueJSON(ctx, q, "noop", lane, v)
 				}
 				if err != nil {
-					fail(err)
+					layer.Fail(err)
 				}
 			}
-			var t *echomqotel.Tracing
-			if kind == "on" {
-				t = tr
-			}
-			rates[kind] = append(rates[kind], drain(url, q.Name(), t, int64(n)))
+			rates[kind] = append(rates[kind], layer.Drain(url, q.Name(), int64(n), func(done func()) echomq.Handler {
+				m := echomq.NewMux()
+				if kind == "on" {
+					m.Use(tr.Middleware)
+				}
+				echomq.HandleJSON(m, "noop", func(_ context.Context, _ *echomq.Job, _ noop) error { done(); return nil })
+				return m.ProcessJob
+			}))
 		}
 	}
-	off, on := median(rates["off"]), median(rates["on"])
+	off, on := layer.Median(rates["off"]), layer.Median(rates["on"])
 	fmt.Printf("tracing off %.0f jobs/s; tracing on %.0f jobs/s; ratio %.3fx (medians of %d, %d jobs)\n",
 		off, on, on/off, runs, n)
-}
-
-func drain(url, queue string, tr *echomqotel.Tracing, total int64) float64 {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var count atomic.Int64
-	m := echomq.NewMux()
-	if tr != nil {
-		m.Use(tr.Middleware)
-	}
-	echomq.HandleJSON(m, "noop", func(_ context.Context, _ *echomq.Job, _ noop) error {
-		if count.Add(1) == total {
-			cancel() // the stop's drain settles the last acks
-		}
-		return nil
-	})
-	w := &echomq.Worker{URL: url, Queue: queue, Concurrency: 8, Handler: m.ProcessJob}
-	t0 := time.Now()
-	if err := w.Run(ctx); err != nil {
-		fail(err)
-	}
-	return float64(total) / time.Since(t0).Seconds()
-}
-
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	return v[len(v)/2]
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
 }
