@@ -32,7 +32,7 @@ struct JobMeta {
 void job_meta(const Args &a, echomq_enqueue_options &o, JobMeta &m) {
   if (a.has("name")) {
     if (a.get("name").empty()) throw usage_error("enqueue: --name is empty");
-    o.name = a.get("name").c_str();
+    o.name = a.values_.at("name").c_str();  // the stored string: get() returns a copy
   }
   const auto &given = a.all("header");
   m.keys.reserve(given.size());  // no reallocation: headers point into keys
@@ -53,7 +53,7 @@ echomq_enqueue_options enqueue_options(const Args &a) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   if (a.has("dedup-window") && !a.has("key")) throw usage_error("enqueue: --dedup-window needs --key");
   if (a.has("key")) {
-    const std::string &k = a.get("key");
+    const std::string &k = a.values_.at("key");  // the stored string (get() returns a copy)
     if (k.empty() || k.size() > ECHOMQ_DEDUP_KEY_MAX || k.find('\0') != std::string::npos)
       throw usage_error("enqueue: --key must be 1.." + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
     o.idempotency_key = k.c_str();  // Args outlives the call
