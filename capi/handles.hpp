@@ -39,7 +39,9 @@ struct echomq_batch {
   std::vector<std::string> groups;
   std::vector<std::string> payloads;
   std::vector<std::string> keys;  // idempotency keys ("" = none)
+  std::vector<std::string> metas; // own name and headers, stored form ("" = the call's)
   bool keyed = false;             // any entry has a key
+  bool named = false;             // any entry has a name or headers
   std::vector<uint64_t> ids;
   std::vector<bool> duplicate;    // after a keyed enqueue
 };

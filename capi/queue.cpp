@@ -41,38 +41,50 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
   if (o.at_ms > 0 && o.delay_ms > 0) echomq::invalid("delay_ms and at_ms exclude each other");
   if (o.expire_flags & ~static_cast<unsigned int>(ECHOMQ_EXPIRE_DROP)) echomq::invalid("unknown expire_flags");
   echomq::checkLimits(limitsOf(o));
-  if (o.header_count > 0 && !o.headers) echomq::invalid("headers is NULL with a non-zero count");
   return o;
 }
 
-// The stored form of options o's name and headers ("" = none), checked
-// (cpp/job_meta.hpp).
-std::string metaOf(const echomq_enqueue_options& o) {
-  if ((!o.name || !*o.name) && o.header_count == 0) return {};
+// The stored form of a name (NULL or "" = none) and n headers ("" when
+// neither), checked (cpp/job_meta.hpp): the one check of the options' name
+// and headers and of a batch entry's own.
+std::string metaOf(const char* name, const echomq_header* headers, size_t n) {
+  if (n > 0 && !headers) echomq::invalid("headers is NULL with a non-zero count");
+  if ((!name || !*name) && n == 0) return {};
   std::vector<std::pair<std::string_view, std::string_view>> h;
-  h.reserve(o.header_count);
-  for (size_t i = 0; i < o.header_count; ++i) {
-    if (!o.headers[i].key || !o.headers[i].value) echomq::invalid("a header's key or value is NULL");
-    h.emplace_back(o.headers[i].key, o.headers[i].value);
+  h.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!headers[i].key || !headers[i].value) echomq::invalid("a header's key or value is NULL");
+    h.emplace_back(headers[i].key, headers[i].value);
   }
-  return echomq::encodeMeta(o.name ? o.name : "", h);
+  return echomq::encodeMeta(name ? name : "", h);
 }
 
-// Gives every job of a call meta m (already encoded; "" = none).
-void setMeta(std::vector<echomq::NewJob>& jobs, const std::string& m) {
-  if (m.empty()) return;
-  for (echomq::NewJob& j : jobs) {
-    j.meta = m.data();
-    j.meta_len = m.size();
+std::string metaOf(const echomq_enqueue_options& o) { return metaOf(o.name, o.headers, o.header_count); }
+
+// Gives every job of a call meta m (already encoded; "" = none); a batch
+// entry with its own, `own[i]`, gets it merged over m (cpp/job_meta.hpp:
+// mergeMeta), kept in `merged` while the call runs.
+void setMeta(std::vector<echomq::NewJob>& jobs, const std::string& m, const std::vector<std::string>* own,
+             std::vector<std::string>& merged) {
+  if (own && !m.empty()) {
+    merged.resize(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (!(*own)[i].empty()) merged[i] = echomq::mergeMeta((*own)[i], m);
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const std::string& s = own && !(*own)[i].empty() ? (m.empty() ? (*own)[i] : merged[i]) : m;
+    jobs[i].meta = s.data();
+    jobs[i].meta_len = s.size();
   }
 }
 
 // Enqueues `jobs` with options o: their ids, and which were duplicates
 // (an idempotency key seen within its window; only with keys).
 echomq::EnqueueResult enqueue(echomq_client* c, const char* queue, std::vector<echomq::NewJob>& jobs, bool keyed,
-                              const echomq_enqueue_options& o) {
+                              const echomq_enqueue_options& o, const std::vector<std::string>* own = nullptr) {
   const std::string meta = metaOf(o);
-  setMeta(jobs, meta);
+  std::vector<std::string> merged;
+  setMeta(jobs, meta, own, merged);
   if (!keyed)
     return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate,
                             o.at_ms, limitsOf(o)),
@@ -173,6 +185,12 @@ int echomq_batch_add(echomq_batch* b, const char* group, const char* payload, si
 
 int echomq_batch_add_keyed(echomq_batch* b, const char* group, const char* payload,
                            size_t payload_len, const char* key) {
+  return echomq_batch_add_named(b, group, payload, payload_len, key, nullptr, nullptr, 0);
+}
+
+int echomq_batch_add_named(echomq_batch* b, const char* group, const char* payload, size_t payload_len,
+                           const char* key, const char* name, const echomq_header* headers,
+                           size_t header_count) {
   if (!b) return ECHOMQ_EINVAL;
   return guard([&] {
     echomq::checkLaneName(group);
@@ -180,16 +198,20 @@ int echomq_batch_add_keyed(echomq_batch* b, const char* group, const char* paylo
       echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
     if (payload_len > 0 && !payload) echomq::invalid("payload is NULL with a non-zero length");
     if (payload_len > ECHOMQ_HARD_MAX_PAYLOAD) echomq::fail(ECHOMQ_ETOOLARGE, "payload too large");
+    std::string m = metaOf(name, headers, header_count);
     if (b->groups.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "batch is full");
-    // All three entries or none: a failed allocation leaves the batch as it
+    // All four entries or none: a failed allocation leaves the batch as it
     // was (room is made first; the moves that follow cannot throw).
     std::string g(group), p(payload ? payload : "", payload_len), k(key ? key : "");
     roomForOne(b->groups);
     roomForOne(b->payloads);
     roomForOne(b->keys);
+    roomForOne(b->metas);
     b->groups.push_back(std::move(g));
     b->payloads.push_back(std::move(p));
     b->keys.push_back(std::move(k));
+    if (!m.empty()) b->named = true;
+    b->metas.push_back(std::move(m));
     if (key && *key) b->keyed = true;
     b->ids.clear();
     b->duplicate.clear();
@@ -208,7 +230,9 @@ void echomq_batch_clear(echomq_batch* b) {
   b->groups.clear();  // capacity kept for the next round
   b->payloads.clear();
   b->keys.clear();
+  b->metas.clear();
   b->keyed = false;
+  b->named = false;
   b->ids.clear();
   b->duplicate.clear();
 }
@@ -223,10 +247,10 @@ int echomq_enqueue_batch(echomq_client* c, const char* queue, echomq_batch* b,
     std::vector<echomq::NewJob> jobs;
     jobs.reserve(b->groups.size());
     for (size_t i = 0; i < b->groups.size(); ++i)
-      jobs.push_back({b->groups[i].data(), b->groups[i].size(), b->payloads[i].data(),
-                      b->payloads[i].size(), b->keys[i].data(), b->keys[i].size()});
+      jobs.push_back({b->groups[i].data(), b->groups[i].size(), b->payloads[i].data(), b->payloads[i].size(),
+                      b->keys[i].data(), b->keys[i].size()});
     b->duplicate.clear();
-    echomq::EnqueueResult r = enqueue(c, queue, jobs, b->keyed, o);
+    echomq::EnqueueResult r = enqueue(c, queue, jobs, b->keyed, o, b->named ? &b->metas : nullptr);
     b->ids = std::move(r.ids);
     b->duplicate = std::move(r.duplicate);
   });

@@ -62,4 +62,20 @@ void readMeta(std::string_view meta, Job& j) {
   }
 }
 
+std::string mergeMeta(std::string_view own, std::string_view call) {
+  if (own.empty() || call.empty()) return std::string(own.empty() ? call : own);
+  Job o, c;
+  readMeta(own, o);
+  readMeta(call, c);
+  std::vector<std::pair<std::string_view, std::string_view>> h;
+  h.reserve(o.headers.size() + c.headers.size());
+  for (const auto& [k, v] : c.headers) {
+    bool mine = false;
+    for (const auto& oh : o.headers) mine = mine || oh.first == k;
+    if (!mine) h.emplace_back(k, v);
+  }
+  for (const auto& [k, v] : o.headers) h.emplace_back(k, v);
+  return encodeMeta(o.name.empty() ? c.name : o.name, h);
+}
+
 }  // namespace echomq

@@ -21,6 +21,12 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 // kHeadersMax or kHeadersBytesMax (the limits in cpp/types.hpp).
 std::string encodeMeta(std::string_view name, const std::vector<std::pair<std::string_view, std::string_view>>& headers);
 
+// The stored form of a job's own meta `own` (a batch entry's) over the
+// call's `call` (both stored forms, checked): own's name, else call's; call's
+// headers whose key own lacks, then own's. Checked again as encodeMeta does
+// (together they may pass a limit). One of them "" returns the other.
+std::string mergeMeta(std::string_view own, std::string_view call);
+
 // Fills j.name and j.headers from a stored meta string ("" = none). Throws
 // kProto on a malformed one (a library/script version mismatch).
 void readMeta(std::string_view meta, Job& j);

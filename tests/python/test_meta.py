@@ -50,3 +50,45 @@ def test_bad_names_and_headers_write_nothing(make_queue, options, error):
     with pytest.raises(error):
         q.enqueue("a", "x", **options)
     assert q.stats().enqueued_total == 0
+
+
+def test_batch_entries_carry_their_own_name_and_headers(make_queue):
+    q = make_queue()
+    ids = q.enqueue_many(
+        [
+            {"group": "a", "payload": "1", "name": "email:send", "headers": HEADERS},
+            ("a", "2"),
+            {"group": "b", "payload": "3", "key": "k3", "headers": {"tenant": "globex"}},
+            {"group": "b", "payload": "4"},
+        ]
+    )
+    got = [(q.job(i).name, q.job(i).headers) for i in ids]
+    assert got == [("email:send", HEADERS), ("", {}), ("", {"tenant": "globex"}), ("", {})]
+    assert q.enqueue_many([{"group": "b", "payload": "again", "key": "k3"}])[0].duplicate
+    # With the call's name and headers: an entry's own name wins, its headers merge over the call's.
+    ids = q.enqueue_many(
+        [{"group": "a", "payload": "5", "name": "own", "headers": {"tenant": "globex"}}, ("a", "6")],
+        name="report",
+        headers=HEADERS,
+    )
+    mine = dict(HEADERS, tenant="globex")
+    assert [(q.job(i).name, q.job(i).headers) for i in ids] == [("own", mine), ("report", HEADERS)]
+
+
+@pytest.mark.parametrize(
+    "entry, error",
+    [
+        ({"group": "a", "payload": "x", "name": "n" * (echomq.JOB_NAME_MAX + 1)}, echomq.TooLargeError),
+        ({"group": "a", "payload": "x", "name": "tab\there"}, echomq.InvalidArgument),
+        ({"group": "a", "payload": "x", "name": ""}, echomq.InvalidArgument),
+        ({"group": "a", "payload": "x", "headers": {"": "v"}}, echomq.InvalidArgument),
+        ({"group": "a", "payload": "x", "headers": {"k": "v" * echomq.HEADERS_BYTES_MAX}}, echomq.TooLargeError),
+        ({"group": "a", "payload": "x", "lane": "b"}, echomq.InvalidArgument),
+        ({"payload": "x"}, echomq.InvalidArgument),
+    ],
+)
+def test_a_bad_batch_entry_writes_nothing(make_queue, entry, error):
+    q = make_queue()
+    with pytest.raises(error):
+        q.enqueue_many([("a", "fine"), entry])
+    assert q.stats().enqueued_total == 0

@@ -154,6 +154,17 @@ def test_a_batch_is_one_span_whose_context_every_job_carries(make_queue, spans):
         assert h["traceparent"].split("-")[2] == format(send.context.span_id, "016x")
 
 
+def test_a_batch_entry_with_headers_of_its_own_carries_the_context_too(make_queue, spans):
+    exporter, _ = spans
+    q = make_queue()
+    ids = q.enqueue_many([{"group": "a", "payload": b"1", "name": "n", "headers": {"tenant": "t2"}}, ("b", b"2")])
+    [send] = exporter.get_finished_spans()
+    for i, tenant in zip(ids, ["t2", None]):
+        h = q.job(i).headers
+        assert h.get("tenant") == tenant
+        assert h["traceparent"].split("-")[2] == format(send.context.span_id, "016x")
+
+
 def test_given_headers_win_and_a_full_set_is_left_as_it_is(make_queue, spans):
     exporter, _ = spans
     q = make_queue()

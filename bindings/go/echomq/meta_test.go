@@ -79,3 +79,55 @@ func TestWithHeaderAddsBesideTheGivenOnes(t *testing.T) {
 	}
 	assertVerified(t, q)
 }
+
+// A batch entry carries its own name and headers: its own name wins over the
+// call's, its headers merge over the call's; a bad one is refused before any
+// write.
+func TestBatchEntriesCarryTheirOwnNameAndHeaders(t *testing.T) {
+	c := dial(t)
+	q := newQueue(t, c)
+	bg := ctxT(t)
+	own := map[string]string{"tenant": "globex"}
+	ids, dup, err := q.EnqueueBatchDedup(bg, []KeyedJob{
+		{Group: "a", Payload: []byte("1"), Name: "email:send", Headers: own},
+		{Group: "a", Payload: []byte("2")},
+		{Group: "b", Payload: []byte("3"), Key: "k3", Headers: own},
+	})
+	if err != nil || dup[2] {
+		t.Fatalf("enqueue: %v %v", err, dup)
+	}
+	want := []struct {
+		name    string
+		headers map[string]string
+	}{{"email:send", own}, {"", nil}, {"", own}}
+	for i, id := range ids {
+		if j := must(q.Job(bg, id))(t); j.Name != want[i].name || !maps.Equal(j.Headers, want[i].headers) {
+			t.Fatalf("job %d: name %q headers %v", i, j.Name, j.Headers)
+		}
+	}
+	call := map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tenant": "acme"}
+	ids = must(q.EnqueueBatch(bg, []BatchJob{{Group: "a", Payload: []byte("4"), Name: "own", Headers: own},
+		{Group: "a", Payload: []byte("5")}}, WithName("report"), WithHeaders(call)))(t)
+	merged := map[string]string{"traceparent": call["traceparent"], "tenant": "globex"}
+	if j := must(q.Job(bg, ids[0]))(t); j.Name != "own" || !maps.Equal(j.Headers, merged) {
+		t.Fatalf("own over the call's: name %q headers %v", j.Name, j.Headers)
+	}
+	if j := must(q.Job(bg, ids[1]))(t); j.Name != "report" || !maps.Equal(j.Headers, call) {
+		t.Fatalf("the call's: name %q headers %v", j.Name, j.Headers)
+	}
+	before := must(q.Stats(bg))(t).EnqueuedTotal
+	for _, bad := range []BatchJob{
+		{Group: "a", Name: strings.Repeat("n", 129)}, {Group: "a", Name: "a\x01b"}, {Group: "a", Name: "a\x00b"},
+		{Group: "a", Headers: map[string]string{"k": "a\nb"}}, {Group: "a", Headers: map[string]string{"": "v"}},
+		{Group: "a", Headers: map[string]string{"k": strings.Repeat("v", 4096)}},
+	} {
+		_, err := q.EnqueueBatch(bg, []BatchJob{{Group: "a", Payload: []byte("fine")}, bad})
+		if !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("bad entry %+v: %v", bad, err)
+		}
+	}
+	if st := must(q.Stats(bg))(t); st.EnqueuedTotal != before {
+		t.Fatalf("enqueued %d, want %d (the refused batches wrote nothing)", st.EnqueuedTotal, before)
+	}
+	assertVerified(t, q)
+}

@@ -106,8 +106,9 @@ func WithHeader(key, value string) EnqueueOption {
 }
 
 // encodeHeaders gives headers as the C shim takes them: "key\tvalue"
-// entries joined by "\n", in key order whatever the map's.
-func encodeHeaders(h map[string]string) (string, error) {
+// entries joined by "\n", in key order whatever the map's; what names them
+// in an error.
+func encodeHeaders(what string, h map[string]string) (string, error) {
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)
@@ -116,7 +117,7 @@ func encodeHeaders(h map[string]string) (string, error) {
 	var b strings.Builder
 	for i, k := range keys {
 		if strings.ContainsAny(k, "\x00\t\n") || strings.ContainsAny(h[k], "\x00\t\n") {
-			return "", invalid("WithHeaders: header " + strconv.Quote(k) + " holds a control character")
+			return "", invalid(what + ": header " + strconv.Quote(k) + " holds a control character")
 		}
 		if i > 0 {
 			b.WriteByte('\n')
@@ -136,7 +137,7 @@ func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, string, error
 		o(&cfg)
 	}
 	nums := make([]int64, capi.EMQGO_EOPT_NUMS)
-	headers, err := encodeHeaders(cfg.headers)
+	headers, err := encodeHeaders("WithHeaders", cfg.headers)
 	if err != nil {
 		return cfg, nil, "", err
 	}
@@ -223,10 +224,16 @@ func atMS(t time.Time) int64 {
 	return 1
 }
 
-// BatchJob is one job of EnqueueBatch.
+// BatchJob is one job of EnqueueBatch. Name and Headers ("" and nil =
+// none) are the job's own, with the limits of WithName and WithHeaders.
+// Beside the call's WithName and WithHeaders, the job's own name wins, and
+// its headers are the call's plus its own, its own winning for a key both
+// have (so a trace context given to the call reaches every job).
 type BatchJob struct {
 	Group   string
 	Payload []byte
+	Name    string
+	Headers map[string]string
 }
 
 // KeyedJob is one job of EnqueueBatchDedup: a BatchJob with an idempotency
@@ -235,6 +242,8 @@ type KeyedJob struct {
 	Group   string
 	Payload []byte
 	Key     string
+	Name    string
+	Headers map[string]string
 }
 
 // EnqueueBatch adds all jobs in one round trip (one script call), in order,
@@ -245,7 +254,7 @@ type KeyedJob struct {
 func (q *Queue) EnqueueBatch(ctx context.Context, jobs []BatchJob, opts ...EnqueueOption) ([]uint64, error) {
 	keyed := make([]KeyedJob, len(jobs))
 	for i, j := range jobs {
-		keyed[i] = KeyedJob{Group: j.Group, Payload: j.Payload}
+		keyed[i] = KeyedJob{Group: j.Group, Payload: j.Payload, Name: j.Name, Headers: j.Headers}
 	}
 	ids, _, err := q.EnqueueBatchDedup(ctx, keyed, opts...)
 	return ids, err
@@ -276,10 +285,14 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 		live.add(&live.batches, -1)
 	}()
 	for i, j := range jobs {
-		if hasNUL(j.Group) || hasNUL(j.Key) {
-			return nil, nil, invalid("group name or key of batch entry contains a NUL byte")
+		if hasNUL(j.Group) || hasNUL(j.Key) || hasNUL(j.Name) {
+			return nil, nil, invalid("group name, key or name of batch entry " + strconv.Itoa(i) + " contains a NUL byte")
 		}
-		if rc := capi.Batch_add_keyed(b, j.Group, j.Payload, j.Key); rc != 0 {
+		h, err := encodeHeaders("batch entry "+strconv.Itoa(i), j.Headers)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rc := capi.Batch_add_named(b, j.Group, j.Payload, j.Key, j.Name, h); rc != 0 {
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}

@@ -322,7 +322,7 @@ class AsyncQueue:
         ``key``, ``dedup_window``)."""
         return await _call(self._queue.enqueue, group, payload, **options)
 
-    async def enqueue_many(self, jobs: Iterable[Tuple[Any, ...]], **options: Any) -> List[JobId]:
+    async def enqueue_many(self, jobs: Iterable[Any], **options: Any) -> List[JobId]:
         return await _call(self._queue.enqueue_many, list(jobs), **options)
 
     async def claim(

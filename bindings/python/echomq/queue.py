@@ -162,7 +162,7 @@ class Queue(LifecycleCalls):
 
     def enqueue_many(
         self,
-        jobs: Iterable[Tuple[str, _convert.Payload]],
+        jobs: Iterable[Union[Tuple[Any, ...], Mapping[str, Any]]],
         *,
         delay: Optional[_convert.Seconds] = None,
         at: Optional[datetime.datetime] = None,
@@ -180,6 +180,13 @@ class Queue(LifecycleCalls):
     ) -> List["JobId"]:
         """Enqueue many ``(group, payload)`` or ``(group, payload, key)``
         jobs in one round trip.
+
+        A job may also be a dict, ``{"group": ..., "payload": ..., "key":
+        ..., "name": ..., "headers": {...}}`` (``group`` and ``payload``
+        required, the others optional): its own name and headers, checked as
+        :meth:`enqueue` checks them. A job's own ``name`` wins over the
+        call's; its ``headers`` are the call's plus its own, its own winning
+        for a key both have (so a trace context reaches every job).
 
         A job with an idempotency key (not ``None``) that the queue saw
         within its window, or that an earlier job of the same call has, is
@@ -200,26 +207,26 @@ class Queue(LifecycleCalls):
         groups: List[bytes] = []
         payloads: List[bytes] = []
         keys: List[str] = []
+        metas: List[Optional[Tuple[Optional[str], Optional[Dict[str, str]]]]] = []
         for i, item in enumerate(jobs):
-            if not isinstance(item, (tuple, list)) or not 2 <= len(item) <= 3:
-                got = f"a {type(item).__name__} of {len(item)}" if isinstance(item, (tuple, list)) else repr(item)
-                raise InvalidArgument(f"job {i} must be (group, payload) or (group, payload, key), got {got}")
-            groups.append(_convert.group_name(item[0]))
-            payloads.append(_convert.payload_bytes(item[1]))
-            key = item[2] if len(item) > 2 else None
+            group, payload, key, meta = _batch_entry(i, item)
+            groups.append(_convert.group_name(group))
+            payloads.append(_convert.payload_bytes(payload))
             keys.append("" if key is None else _dedup_key(key))
+            metas.append(meta)
         if not groups:
             return []
+        ms = metas if any(m is not None for m in metas) else None
         options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
         options.update(job_limits(timeout, ttl, expires_at, expire_drop))
         options.update(job_meta(name, headers))
         ks = keys if any(keys) else None
         if _trace.hook is not None:  # one PRODUCER span for the batch, its context in every job
             out = _trace.hook.send(self._name, None, options,
-                                   lambda o: self._client._raw.enqueue_batch(self._name, groups, payloads, ks, o),
+                                   lambda o: self._client._raw.enqueue_batch(self._name, groups, payloads, ks, o, ms),
                                    len(groups))
         else:
-            out = self._client._raw.enqueue_batch(self._name, groups, payloads, ks, options)
+            out = self._client._raw.enqueue_batch(self._name, groups, payloads, ks, options, ms)
         return [JobId(jid, dup) for jid, dup in out]
 
     @property
@@ -702,6 +709,26 @@ def _job_id(id: object) -> int:
     if isinstance(id, bool) or not isinstance(id, int) or id < 1:
         raise InvalidArgument(f"job id must be an int >= 1, not {id!r}")
     return id
+
+
+_ENTRY_FIELDS = frozenset(("group", "payload", "key", "name", "headers"))
+
+
+def _batch_entry(i: int, item: Any) -> Tuple[Any, Any, Any, Optional[Tuple[Optional[str], Optional[Dict[str, str]]]]]:
+    """Job ``i`` of :meth:`Queue.enqueue_many`: (group, payload, key, own
+    (name, headers) or None)."""
+    if isinstance(item, Mapping):
+        unknown = set(item) - _ENTRY_FIELDS
+        if unknown or "group" not in item or "payload" not in item:
+            raise InvalidArgument(f"job {i} as a dict takes group and payload, and optionally key, name and headers; "
+                                  f"got keys {sorted(item)}")
+        m = job_meta(item.get("name"), item.get("headers"))
+        meta = (m.get("name"), m.get("headers")) if m else None
+        return item["group"], item["payload"], item.get("key"), meta
+    if not isinstance(item, (tuple, list)) or not 2 <= len(item) <= 3:
+        got = f"a {type(item).__name__} of {len(item)}" if isinstance(item, (tuple, list)) else repr(item)
+        raise InvalidArgument(f"job {i} must be (group, payload), (group, payload, key) or a dict, got {got}")
+    return item[0], item[1], item[2] if len(item) > 2 else None, None
 
 
 def job_meta(name: Optional[str], headers: Optional[Mapping[str, str]]) -> Dict[str, Any]:

@@ -27,6 +27,16 @@ struct Meta {
   std::vector<echomq_header> headers;
 };
 
+// Reads a headers dict into m (its pointers stay valid while m lives).
+void read_headers(const py::handle &d, Meta &m) {
+  for (auto h : py::cast<py::dict>(d)) {
+    m.text.push_back(py::cast<std::string>(h.first));
+    m.text.push_back(py::cast<std::string>(h.second));
+  }
+  for (size_t i = 0; i < m.text.size(); i += 2)
+    m.headers.push_back({cstr(m.text[i], "header key"), cstr(m.text[i + 1], "header value")});
+}
+
 O enqueue_options(const py::dict &d, Meta &m) {
   O o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   py::dict numeric;
@@ -36,12 +46,7 @@ O enqueue_options(const py::dict &d, Meta &m) {
       m.name = py::cast<std::string>(item.second);
       o.name = cstr(m.name, "job name");
     } else if (key == "headers") {
-      for (auto h : py::cast<py::dict>(item.second)) {
-        m.text.push_back(py::cast<std::string>(h.first));
-        m.text.push_back(py::cast<std::string>(h.second));
-      }
-      for (size_t i = 0; i < m.text.size(); i += 2)
-        m.headers.push_back({cstr(m.text[i], "header key"), cstr(m.text[i + 1], "header value")});
+      read_headers(item.second, m);
       o.headers = m.headers.data();
       o.header_count = m.headers.size();
     } else {
@@ -70,10 +75,12 @@ py::tuple enqueue(Client &self, const std::string &queue, const std::string &gro
 }
 
 py::list enqueue_batch(Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
-                       const std::optional<py::list> &keys, const py::dict &options) {
+                       const std::optional<py::list> &keys, const py::dict &options,
+                       const std::optional<py::list> &metas) {
   const char *q = cstr(queue, "queue name");
-  if (groups.size() != payloads.size() || (keys && keys->size() != groups.size()))
-    throw py::value_error("groups, payloads and keys differ in length");
+  if (groups.size() != payloads.size() || (keys && keys->size() != groups.size()) ||
+      (metas && metas->size() != groups.size()))
+    throw py::value_error("groups, payloads, keys and metas differ in length");
   echomq::BatchPtr batch(echomq_batch_create());
   if (!batch) throw Error{ECHOMQ_ENOMEM, "cannot allocate a batch"};
   // Adding copies and checks each job; no I/O, so the GIL stays.
@@ -81,7 +88,19 @@ py::list enqueue_batch(Client &self, const std::string &queue, const py::list &g
     std::string g = py::cast<std::string>(groups[i]);
     std::string k = keys ? py::cast<std::string>((*keys)[i]) : std::string();
     Bytes p = bytes_view(payloads[i], "payload");
-    int rc = echomq_batch_add_keyed(batch.get(), cstr(g, "group name"), p.data, p.size, cstr(k, "idempotency key"));
+    // An entry's own name and headers: (name or None, headers dict or None).
+    Meta em;
+    const char *name = nullptr;
+    if (metas && !(*metas)[i].is_none()) {
+      auto nh = py::cast<py::tuple>((*metas)[i]);
+      if (!nh[0].is_none()) {
+        em.name = py::cast<std::string>(nh[0]);
+        name = cstr(em.name, "job name");
+      }
+      if (!nh[1].is_none()) read_headers(nh[1], em);
+    }
+    int rc = echomq_batch_add_named(batch.get(), cstr(g, "group name"), p.data, p.size, cstr(k, "idempotency key"),
+                                    name, em.headers.data(), em.headers.size());
     if (rc != ECHOMQ_OK)
       throw_status(rc, ("batch entry " + std::to_string(i) + ": " + echomq_strerror(rc) + " (group " + g + ")").c_str());
   }
@@ -128,8 +147,9 @@ void bind_queue(py::class_<Client> &c) {
         "Enqueue one job (options: a dict of echomq_enqueue_options fields; key: an idempotency key): "
         "(id, was a duplicate).");
   c.def("enqueue_batch", &enqueue_batch, py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("keys"),
-        py::arg("options"),
-        "Enqueue many jobs in one round trip (keys: one per job, \"\" = none, or None): [(id, was a duplicate)].");
+        py::arg("options"), py::arg("metas") = py::none(),
+        "Enqueue many jobs in one round trip (keys: one per job, \"\" = none, or None; metas: one (name, headers) "
+        "per job, either None, or None): [(id, was a duplicate)].");
   def<&echomq_claim>(c, "claim", py::arg("queue"), py::arg("lease_ms"), "Claim one job: a tuple, or None when empty.");
   def<&echomq_bclaim>(c, "bclaim", py::arg("queue"), py::arg("lease_ms"), py::arg("timeout_ms"),
                       "Blocking claim: waits up to timeout_ms on the server; None at the timeout.");

@@ -153,6 +153,24 @@ ECHOMQ_API uint64_t echomq_batch_id(const echomq_batch *b, size_t i);
  * Errors: as echomq_batch_add, and EINVAL for a key that is too long. */
 ECHOMQ_API int echomq_batch_add_keyed(echomq_batch *b, const char *group, const char *payload,
                                       size_t payload_len, const char *idempotency_key);
+/* Add a job with its own name and headers (and an idempotency key, NULL or
+ * "" = none, as echomq_batch_add_keyed): name NULL or "" = none, else
+ * 1..ECHOMQ_JOB_NAME_MAX bytes; headers: header_count entries (NULL with 0 =
+ * none), with the limits and allowed bytes of the options' (echomq/common.h).
+ * With the options' name and headers (version 7) as well, an entry's own
+ * name wins over the options', and its headers are the options' plus its
+ * own, its own winning for a key both have (a trace context put in the
+ * options' headers reaches every entry); an entry with neither takes the
+ * options'. A batch with no names or headers costs the server nothing more.
+ * Copies group, payload, key, name and headers (the caller keeps its
+ * buffers); the batch is plain data, one thread at a time.
+ * Errors, before any I/O, the batch unchanged: as echomq_batch_add_keyed,
+ * and EINVAL for a bad name or header (a control character, an empty or
+ * repeated key, a NULL key or value, headers NULL with a non-zero count),
+ * ETOOLARGE for a name, a header count or headers' bytes over their limit. */
+ECHOMQ_API int echomq_batch_add_named(echomq_batch *b, const char *group, const char *payload,
+                                      size_t payload_len, const char *idempotency_key, const char *name,
+                                      const echomq_header *headers, size_t header_count);
 /* 1 if entry i was a duplicate after a successful echomq_enqueue_batch (its
  * id is the first job's), else 0. */
 ECHOMQ_API int echomq_batch_duplicate(const echomq_batch *b, size_t i);
@@ -162,7 +180,9 @@ ECHOMQ_API void echomq_batch_free(echomq_batch *b);
 
 /* Enqueue every job of the batch with the same options, in batch order, in
  * one script call (one round trip). All or nothing: a refused batch writes
- * nothing. Errors: as echomq_enqueue, and EINVAL for an empty batch. */
+ * nothing. Errors: as echomq_enqueue, EINVAL for an empty batch, and
+ * ETOOLARGE (before any I/O) when an entry's own headers together with the
+ * options' pass a limit (echomq_batch_add_named). */
 ECHOMQ_API int echomq_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
                                     const echomq_enqueue_options *opts);
 

@@ -88,6 +88,77 @@ TEST_CASE("a batch gives every job the call's name; headers alone need no name",
   require_meta(get_job(c.get(), q, id).get(), "");
 }
 
+TEST_CASE("a batch entry carries its own name and headers; the others take the call's", "[meta][batch]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("metaentry");
+  echomq_batch *b = nullptr;
+  REQUIRE(echomq_batch_new(&b) == ECHOMQ_OK);
+  BatchPtr bp(b);
+  const echomq_header mine[] = {{"tenant", "globex"}};
+  REQUIRE(echomq_batch_add_named(b, "a", "1", 1, nullptr, "email:send", kHeaders, 2) == ECHOMQ_OK);
+  REQUIRE(echomq_batch_add(b, "a", "2", 1) == ECHOMQ_OK);
+  REQUIRE(echomq_batch_add_named(b, "a", "3", 1, "k3", nullptr, mine, 1) == ECHOMQ_OK);
+  REQUIRE(echomq_batch_add_named(b, "a", "4", 1, nullptr, "", nullptr, 0) == ECHOMQ_OK);
+  SECTION("without options' name, an entry with none has none") {
+    EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b, nullptr));
+    require_meta(claim(c.get(), q, kLease).get(), "email:send");
+    auto j2 = claim(c.get(), q, kLease);
+    CHECK(std::string(echomq_job_name(j2.get())).empty());
+    CHECK(echomq_job_header_count(j2.get()) == 0);
+    auto j3 = claim(c.get(), q, kLease);
+    CHECK(std::string(echomq_job_name(j3.get())).empty());
+    REQUIRE(echomq_job_header_count(j3.get()) == 1);
+    CHECK(std::string(echomq_job_header(j3.get(), "tenant")) == "globex");
+    CHECK(std::string(echomq_job_name(claim(c.get(), q, kLease).get())).empty());
+  }
+  SECTION("with options' name and headers: an entry's own name wins, its headers merge over the options'") {
+    echomq_enqueue_options o = named("report");
+    EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b, &o));
+    require_meta(claim(c.get(), q, kLease).get(), "email:send");
+    require_meta(claim(c.get(), q, kLease).get(), "report");
+    auto j3 = claim(c.get(), q, kLease);
+    CHECK(std::string(echomq_job_name(j3.get())) == "report");
+    REQUIRE(echomq_job_header_count(j3.get()) == 2);
+    CHECK(std::string(echomq_job_header_key(j3.get(), 0)) == "traceparent");
+    CHECK(std::string(echomq_job_header(j3.get(), "tenant")) == "globex");
+    require_meta(claim(c.get(), q, kLease).get(), "report");
+  }
+  SECTION("an entry's headers and the options' past a limit together: refused, nothing written") {
+    const std::string half(ECHOMQ_HEADERS_BYTES_MAX / 2 + 1, 'v');
+    const echomq_header big[] = {{"one", half.c_str()}};
+    const echomq_header other[] = {{"two", half.c_str()}};
+    REQUIRE(echomq_batch_add_named(b, "a", "5", 1, nullptr, nullptr, big, 1) == ECHOMQ_OK);
+    echomq_enqueue_options o = named("report", other, 1);
+    CHECK(echomq_enqueue_batch(c.get(), q.c_str(), b, &o) == ECHOMQ_ETOOLARGE);
+    CHECK(claim(c.get(), q, kLease) == nullptr);
+  }
+}
+
+TEST_CASE("a bad batch entry's name or headers are refused when added, the batch unchanged", "[meta][batch]") {
+  echomq_batch *b = nullptr;
+  REQUIRE(echomq_batch_new(&b) == ECHOMQ_OK);
+  BatchPtr bp(b);
+  auto refused = [&](const char *name, const echomq_header *h, size_t n, int want) {
+    CHECK(echomq_batch_add_named(b, "a", "x", 1, nullptr, name, h, n) == want);
+    CHECK(echomq_batch_count(b) == 0);
+  };
+  const std::string long_name(ECHOMQ_JOB_NAME_MAX + 1, 'n');
+  refused(long_name.c_str(), nullptr, 0, ECHOMQ_ETOOLARGE);
+  refused("tab\there", nullptr, 0, ECHOMQ_EINVAL);
+  const echomq_header twice[] = {{"k", "1"}, {"k", "2"}};
+  refused("n", twice, 2, ECHOMQ_EINVAL);
+  const echomq_header null_value[] = {{"k", nullptr}};
+  refused("n", null_value, 1, ECHOMQ_EINVAL);
+  refused("n", nullptr, 1, ECHOMQ_EINVAL);
+  const std::string big(ECHOMQ_HEADERS_BYTES_MAX, 'v');
+  const echomq_header large[] = {{"k", big.c_str()}};
+  refused(nullptr, large, 1, ECHOMQ_ETOOLARGE);
+  CHECK(echomq_batch_add_named(nullptr, "a", "x", 1, nullptr, "n", nullptr, 0) == ECHOMQ_EINVAL);
+  const std::string max_name(ECHOMQ_JOB_NAME_MAX, 'n');
+  CHECK(echomq_batch_add_named(b, "a", "x", 1, nullptr, max_name.c_str(), kHeaders, 2) == ECHOMQ_OK);
+  CHECK(echomq_batch_count(b) == 1);
+}
+
 TEST_CASE("bad names and headers are refused before any write", "[meta]") {
   auto c = connect_client();
   const std::string q = fresh_queue("metabad");

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_394f16b48ca087e6(const char*);
+  void cgo_panic__capi_4ca051908ce72d48(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_394f16b48ca087e6(p);
+  cgo_panic__capi_4ca051908ce72d48(p);
 }
 
 
@@ -448,6 +448,19 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, in
   if (rc != ECHOMQ_OK) return rc;
   rc = emqgo_set_meta(&o, name, headers, &m);
   if (rc == ECHOMQ_OK) rc = echomq_enqueue_batch(c, queue, b, &o);
+  free(m.buf);
+  return rc;
+}
+
+/* Add a job to b with an idempotency key ("" = none) and its own name and
+ * headers (emqgo_set_meta; echomq_batch_add_named). */
+int emqgo_batch_add_named(echomq_batch *b, const char *group, const char *payload, size_t payload_len,
+                          const char *key, const char *name, const char *headers) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  emqgo_meta m;
+  int rc = emqgo_set_meta(&o, name, headers, &m);
+  if (rc == ECHOMQ_OK)
+    rc = echomq_batch_add_named(b, group, payload, payload_len, key, o.name, o.headers, o.header_count);
   free(m.buf);
   return rc;
 }
@@ -1089,7 +1102,7 @@ size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, ch
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_394f16b48ca087e6(void *_swig_go_0) {
+void _wrap_Swig_free_capi_4ca051908ce72d48(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1099,7 +1112,7 @@ void _wrap_Swig_free_capi_394f16b48ca087e6(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_394f16b48ca087e6(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_4ca051908ce72d48(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1112,7 +1125,7 @@ void *_wrap_Swig_malloc_capi_394f16b48ca087e6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1123,7 +1136,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1134,7 +1147,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1145,7 +1158,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_OK_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1156,7 +1169,7 @@ intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EMPTY_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1167,7 +1180,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1178,7 +1191,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EINVAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1189,7 +1202,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1200,7 +1213,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1211,7 +1224,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ESTALE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1222,7 +1235,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1233,7 +1246,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EFULL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1244,7 +1257,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ELEASED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1255,7 +1268,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1266,7 +1279,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1277,7 +1290,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PENDING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1288,7 +1301,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1299,7 +1312,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1310,7 +1323,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1321,7 +1334,7 @@ intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EFINISHED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1332,7 +1345,7 @@ intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1343,7 +1356,7 @@ intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1354,7 +1367,7 @@ intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1365,7 +1378,7 @@ intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1376,7 +1389,7 @@ intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1387,7 +1400,7 @@ intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1398,7 +1411,7 @@ long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1409,7 +1422,7 @@ long long _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ECONN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1433,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1431,7 +1444,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1442,7 +1455,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETLS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1453,7 +1466,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ESERVER_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1464,7 +1477,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1475,7 +1488,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EPROTO_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1486,7 +1499,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EBUSY_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1497,7 +1510,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ELOADING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1508,7 +1521,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1519,7 +1532,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EOOM_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1530,7 +1543,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1541,7 +1554,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1552,7 +1565,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1563,7 +1576,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1574,7 +1587,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1585,7 +1598,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1596,7 +1609,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1607,7 +1620,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1618,7 +1631,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1629,7 +1642,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1640,7 +1653,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1651,7 +1664,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1662,7 +1675,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1673,7 +1686,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1684,7 +1697,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1695,7 +1708,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1706,7 +1719,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1717,7 +1730,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1728,7 +1741,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1739,7 +1752,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1750,7 +1763,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1761,7 +1774,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1772,7 +1785,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1783,7 +1796,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1794,7 +1807,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1805,7 +1818,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1816,7 +1829,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1827,7 +1840,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1838,7 +1851,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1849,7 +1862,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1860,7 +1873,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1871,7 +1884,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1882,7 +1895,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1893,7 +1906,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1904,7 +1917,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1915,7 +1928,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1926,7 +1939,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1937,7 +1950,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1948,7 +1961,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1959,7 +1972,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1970,7 +1983,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_4ca051908ce72d48() {
   long long result;
   long long _swig_go_result;
   
@@ -1981,7 +1994,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -1992,7 +2005,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-_gostring_ _wrap_strerror_capi_394f16b48ca087e6(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_4ca051908ce72d48(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2008,7 +2021,7 @@ _gostring_ _wrap_strerror_capi_394f16b48ca087e6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_394f16b48ca087e6() {
+intgo _wrap_version_capi_4ca051908ce72d48() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -2019,7 +2032,7 @@ intgo _wrap_version_capi_394f16b48ca087e6() {
 }
 
 
-_gostring_ _wrap_version_string_capi_394f16b48ca087e6() {
+_gostring_ _wrap_version_string_capi_4ca051908ce72d48() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2033,7 +2046,7 @@ _gostring_ _wrap_version_string_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_check_queue_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_4ca051908ce72d48(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2051,7 +2064,7 @@ intgo _wrap_check_queue_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_4ca051908ce72d48(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2069,7 +2082,7 @@ intgo _wrap_check_group_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2089,7 +2102,7 @@ intgo _wrap_client_connect_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2099,7 +2112,7 @@ void _wrap_client_free_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2115,7 +2128,7 @@ _gostring_ _wrap_client_errmsg_capi_394f16b48ca087e6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2128,7 +2141,7 @@ intgo _wrap_client_errcode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2141,7 +2154,7 @@ intgo _wrap_client_connected_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2151,7 +2164,7 @@ void _wrap_client_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2164,7 +2177,7 @@ intgo _wrap_client_ping_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2180,7 +2193,7 @@ _gostring_ _wrap_job_group_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2196,7 +2209,7 @@ _gostring_ _wrap_job_last_error_capi_394f16b48ca087e6(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2212,7 +2225,7 @@ _gostring_ _wrap_job_result_dropped_capi_394f16b48ca087e6(struct echomq_job *_sw
 }
 
 
-_gostring_ _wrap_job_name_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_name_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2228,7 +2241,7 @@ _gostring_ _wrap_job_name_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_header_count_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+long long _wrap_job_header_count_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2241,7 +2254,7 @@ long long _wrap_job_header_count_capi_394f16b48ca087e6(struct echomq_job *_swig_
 }
 
 
-_gostring_ _wrap_job_header_key_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_job_header_key_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, long long _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2259,7 +2272,7 @@ _gostring_ _wrap_job_header_key_capi_394f16b48ca087e6(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_header_value_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_job_header_value_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, long long _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2277,7 +2290,7 @@ _gostring_ _wrap_job_header_value_capi_394f16b48ca087e6(struct echomq_job *_swig
 }
 
 
-void _wrap_job_free_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2287,7 +2300,7 @@ void _wrap_job_free_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2300,7 +2313,7 @@ long long _wrap_job_list_count_capi_394f16b48ca087e6(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2315,7 +2328,7 @@ struct echomq_job *_wrap_job_list_at_capi_394f16b48ca087e6(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2325,7 +2338,7 @@ void _wrap_job_list_free_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_394f16b48ca087e6() {
+struct echomq_batch *_wrap_batch_create_capi_4ca051908ce72d48() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2336,7 +2349,7 @@ struct echomq_batch *_wrap_batch_create_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_batch_add_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2362,7 +2375,7 @@ intgo _wrap_batch_add_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2375,7 +2388,7 @@ long long _wrap_batch_count_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2390,7 +2403,7 @@ long long _wrap_batch_id_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2423,7 +2436,7 @@ intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2438,7 +2451,7 @@ intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2460,7 +2473,7 @@ intgo _wrap_delete_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2470,7 +2483,7 @@ void _wrap_batch_clear_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2480,7 +2493,7 @@ void _wrap_batch_free_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2504,7 +2517,7 @@ intgo _wrap_ack_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2534,7 +2547,7 @@ intgo _wrap_ack_result_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2564,7 +2577,7 @@ intgo _wrap_progress_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2588,7 +2601,7 @@ intgo _wrap_set_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2608,7 +2621,7 @@ intgo _wrap_clear_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2632,7 +2645,7 @@ intgo _wrap_set_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2652,7 +2665,7 @@ intgo _wrap_clear_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2665,7 +2678,7 @@ long long _wrap_event_list_count_capi_394f16b48ca087e6(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2683,7 +2696,7 @@ _gostring_ _wrap_event_list_id_capi_394f16b48ca087e6(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2698,7 +2711,7 @@ long long _wrap_event_list_nfields_capi_394f16b48ca087e6(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2718,7 +2731,7 @@ _gostring_ _wrap_event_list_name_capi_394f16b48ca087e6(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2728,7 +2741,7 @@ void _wrap_event_list_free_capi_394f16b48ca087e6(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2767,7 +2780,7 @@ intgo _wrap_extend_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2796,7 +2809,7 @@ intgo _wrap_set_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2823,7 +2836,7 @@ intgo _wrap_clear_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2852,7 +2865,7 @@ intgo _wrap_set_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_limit_burst_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2883,7 +2896,7 @@ intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_timeout_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2905,7 +2918,7 @@ intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(struct echomq_client *_swi
 }
 
 
-intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_queue_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2927,7 +2940,7 @@ intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_queue_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2953,7 +2966,7 @@ intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_job_halted_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+intgo _wrap_job_halted_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2966,7 +2979,7 @@ intgo _wrap_job_halted_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
 }
 
 
-intgo _wrap_clear_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2993,7 +3006,7 @@ intgo _wrap_clear_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3020,7 +3033,7 @@ intgo _wrap_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3047,7 +3060,7 @@ intgo _wrap_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3069,7 +3082,7 @@ intgo _wrap_set_default_weight_capi_394f16b48ca087e6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3091,7 +3104,7 @@ intgo _wrap_set_default_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3113,7 +3126,7 @@ intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3146,7 +3159,7 @@ intgo _wrap_set_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3173,7 +3186,7 @@ intgo _wrap_clear_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3199,7 +3212,7 @@ intgo _wrap_set_default_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3228,7 +3241,7 @@ intgo _wrap_throttle_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3257,7 +3270,7 @@ intgo _wrap_set_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3284,7 +3297,7 @@ intgo _wrap_clear_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3306,7 +3319,7 @@ intgo _wrap_set_default_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3328,7 +3341,7 @@ intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3361,7 +3374,7 @@ intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3383,7 +3396,7 @@ intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3412,7 +3425,7 @@ intgo _wrap_charge_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3425,7 +3438,7 @@ long long _wrap_lane_list_count_capi_394f16b48ca087e6(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3435,7 +3448,7 @@ void _wrap_lane_list_free_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3474,7 +3487,7 @@ intgo _wrap_redrive_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3507,7 +3520,7 @@ intgo _wrap_redrive_all_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3520,7 +3533,7 @@ intgo _wrap_worker_start_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3535,7 +3548,7 @@ intgo _wrap_worker_done_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3556,7 +3569,7 @@ intgo _wrap_worker_done_result_capi_394f16b48ca087e6(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3580,7 +3593,7 @@ intgo _wrap_worker_fail_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3602,7 +3615,7 @@ intgo _wrap_worker_discard_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3643,7 +3656,7 @@ intgo _wrap_worker_settle_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3660,7 +3673,7 @@ intgo _wrap_worker_stop_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3670,7 +3683,7 @@ void _wrap_worker_free_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3692,7 +3705,7 @@ intgo _wrap_shards_create_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3705,7 +3718,7 @@ long long _wrap_report_count_capi_394f16b48ca087e6(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3723,7 +3736,7 @@ _gostring_ _wrap_report_at_capi_394f16b48ca087e6(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3733,7 +3746,7 @@ void _wrap_report_free_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3749,7 +3762,7 @@ _gostring_ _wrap_report_cursor_capi_394f16b48ca087e6(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_ID_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3761,7 +3774,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3773,7 +3786,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3785,7 +3798,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3797,7 +3810,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3809,7 +3822,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3821,7 +3834,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3833,7 +3846,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3845,7 +3858,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_STATE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3857,7 +3870,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3869,7 +3882,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3881,7 +3894,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3893,7 +3906,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3905,7 +3918,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3917,7 +3930,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3929,7 +3942,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_LANES_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3941,7 +3954,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_RING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3953,7 +3966,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3965,7 +3978,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3977,7 +3990,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -3989,7 +4002,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4001,7 +4014,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4013,7 +4026,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4025,7 +4038,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4037,7 +4050,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4049,7 +4062,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4061,7 +4074,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4073,7 +4086,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4085,7 +4098,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4097,7 +4110,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4109,7 +4122,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4121,7 +4134,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4133,7 +4146,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4145,7 +4158,7 @@ intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4157,7 +4170,7 @@ intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_BURSTING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4169,7 +4182,7 @@ intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4181,7 +4194,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4193,7 +4206,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4205,7 +4218,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4217,7 +4230,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4229,7 +4242,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4241,7 +4254,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4253,7 +4266,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4265,7 +4278,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4277,7 +4290,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4289,7 +4302,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4301,7 +4314,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4313,7 +4326,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4325,7 +4338,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4337,7 +4350,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4349,7 +4362,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4361,7 +4374,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4373,7 +4386,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4385,7 +4398,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4397,7 +4410,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_CAP_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4409,7 +4422,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4421,7 +4434,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4433,7 +4446,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4445,7 +4458,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4457,7 +4470,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4469,7 +4482,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4481,7 +4494,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4493,7 +4506,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4505,7 +4518,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4517,7 +4530,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4529,7 +4542,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4541,7 +4554,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_BURST_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4553,7 +4566,7 @@ intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_BURSTING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4565,7 +4578,7 @@ intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4577,7 +4590,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_394f16b48ca087e6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_4ca051908ce72d48(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4600,7 +4613,7 @@ struct echomq_client *_wrap_client_create_capi_394f16b48ca087e6(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4616,7 +4629,7 @@ void _wrap_job_numbers_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4634,7 +4647,7 @@ void _wrap_job_outcome_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4646,7 +4659,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4658,7 +4671,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4670,7 +4683,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4682,7 +4695,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4694,7 +4707,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4706,7 +4719,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4718,7 +4731,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4730,7 +4743,7 @@ intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4742,7 +4755,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4754,7 +4767,7 @@ intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4766,7 +4779,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -4778,7 +4791,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_enqueue_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4851,7 +4864,7 @@ intgo _wrap_enqueue_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
+intgo _wrap_enqueue_batch_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4893,7 +4906,54 @@ intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_batch_add_named_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
+  echomq_batch *arg1 = (echomq_batch *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_batch **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  arg5 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg5, _swig_go_3.p, _swig_go_3.n);
+  arg5[_swig_go_3.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg6, _swig_go_4.p, _swig_go_4.n);
+  arg6[_swig_go_4.n] = '\0';
+  
+  
+  arg7 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg7, _swig_go_5.p, _swig_go_5.n);
+  arg7[_swig_go_5.n] = '\0';
+  
+  
+  result = (int)emqgo_batch_add_named(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg5); 
+  free(arg6); 
+  free(arg7); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_wait_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4930,7 +4990,7 @@ intgo _wrap_wait_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4974,7 +5034,7 @@ intgo _wrap_events_read_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4991,7 +5051,7 @@ long long _wrap_event_value_len_capi_394f16b48ca087e6(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -5011,7 +5071,7 @@ void _wrap_event_value_copy_capi_394f16b48ca087e6(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5027,7 +5087,7 @@ void _wrap_job_payload_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5062,7 +5122,7 @@ intgo _wrap_get_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5099,7 +5159,7 @@ intgo _wrap_purge_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -5125,7 +5185,7 @@ intgo _wrap_queues_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5158,7 +5218,7 @@ intgo _wrap_shards_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5193,7 +5253,7 @@ intgo _wrap_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5230,7 +5290,7 @@ intgo _wrap_wclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5267,7 +5327,7 @@ intgo _wrap_bclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5306,7 +5366,7 @@ intgo _wrap_ack_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5352,7 +5412,7 @@ intgo _wrap_fail_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5378,7 +5438,7 @@ intgo _wrap_stats_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5411,7 +5471,7 @@ intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5444,7 +5504,7 @@ intgo _wrap_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5486,7 +5546,7 @@ intgo _wrap_lanes_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5504,7 +5564,7 @@ _gostring_ _wrap_lane_list_group_capi_394f16b48ca087e6(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5522,7 +5582,7 @@ void _wrap_lane_list_numbers_capi_394f16b48ca087e6(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5538,7 +5598,7 @@ _gostring_ _wrap_lane_list_cursor_capi_394f16b48ca087e6(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5575,7 +5635,7 @@ intgo _wrap_dead_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5608,7 +5668,7 @@ intgo _wrap_verify_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5652,7 +5712,7 @@ intgo _wrap_repair_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5692,7 +5752,7 @@ intgo _wrap_doctor_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5730,7 +5790,7 @@ intgo _wrap_ack_many_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5769,7 +5829,7 @@ intgo _wrap_claim_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5781,7 +5841,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5793,7 +5853,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5805,7 +5865,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5817,7 +5877,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5829,7 +5889,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5841,7 +5901,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5853,7 +5913,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5865,7 +5925,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5877,7 +5937,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5889,7 +5949,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5901,7 +5961,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5913,7 +5973,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5925,7 +5985,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5937,7 +5997,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -5949,7 +6009,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-void _wrap_worker_defaults_capi_394f16b48ca087e6(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_4ca051908ce72d48(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5963,7 +6023,7 @@ void _wrap_worker_defaults_capi_394f16b48ca087e6(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_394f16b48ca087e6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_4ca051908ce72d48(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6007,7 +6067,7 @@ intgo _wrap_worker_create_capi_394f16b48ca087e6(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -6026,7 +6086,7 @@ intgo _wrap_worker_last_error_capi_394f16b48ca087e6(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_cancel_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -6070,7 +6130,7 @@ intgo _wrap_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_halt_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6091,7 +6151,7 @@ intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(struct echomq_worker *_swig_g
 }
 
 
-intgo _wrap_worker_next_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6119,7 +6179,7 @@ intgo _wrap_worker_next_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6131,7 +6191,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6143,7 +6203,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6155,7 +6215,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6167,7 +6227,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6179,7 +6239,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6191,7 +6251,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6203,7 +6263,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6215,7 +6275,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6227,7 +6287,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6239,7 +6299,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6251,7 +6311,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6263,7 +6323,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6275,7 +6335,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6287,7 +6347,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6299,7 +6359,7 @@ intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6311,7 +6371,7 @@ intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6323,7 +6383,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_worker_stats_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6342,7 +6402,7 @@ intgo _wrap_worker_stats_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_394f16b48ca087e6() {
+long long _wrap_c_heap_in_use_capi_4ca051908ce72d48() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -6353,7 +6413,7 @@ long long _wrap_c_heap_in_use_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6365,7 +6425,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6377,7 +6437,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6389,7 +6449,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6401,7 +6461,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6413,7 +6473,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6425,7 +6485,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6437,7 +6497,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6449,7 +6509,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6461,7 +6521,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6473,7 +6533,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6485,7 +6545,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6497,7 +6557,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6563,7 +6623,7 @@ intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6590,7 +6650,7 @@ intgo _wrap_schedule_remove_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6617,7 +6677,7 @@ intgo _wrap_schedule_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6644,7 +6704,7 @@ intgo _wrap_schedule_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6657,7 +6717,7 @@ long long _wrap_schedule_list_count_capi_394f16b48ca087e6(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6673,7 +6733,7 @@ _gostring_ _wrap_schedule_list_next_capi_394f16b48ca087e6(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6683,7 +6743,7 @@ void _wrap_schedule_list_free_capi_394f16b48ca087e6(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6732,7 +6792,7 @@ intgo _wrap_schedules_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6744,7 +6804,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6756,7 +6816,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6768,7 +6828,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6780,7 +6840,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6792,7 +6852,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6804,7 +6864,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6816,7 +6876,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6828,7 +6888,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6840,7 +6900,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6852,7 +6912,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6864,7 +6924,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6876,7 +6936,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6888,7 +6948,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6900,7 +6960,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6912,7 +6972,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6924,7 +6984,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6936,7 +6996,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6948,7 +7008,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6960,7 +7020,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6972,7 +7032,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6984,7 +7044,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -6996,7 +7056,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -7008,7 +7068,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -7020,7 +7080,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-void _wrap_schedule_numbers_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -7038,7 +7098,7 @@ void _wrap_schedule_numbers_capi_394f16b48ca087e6(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -7058,7 +7118,7 @@ _gostring_ _wrap_schedule_text_capi_394f16b48ca087e6(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -7076,7 +7136,7 @@ void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7122,7 +7182,7 @@ intgo _wrap_schedule_next_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -7138,7 +7198,7 @@ _gostring_ _wrap_job_schedule_capi_394f16b48ca087e6(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -7151,7 +7211,7 @@ long long _wrap_job_tick_ms_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0)
 }
 
 
-intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EDEPENDS_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -7162,7 +7222,7 @@ intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -7173,7 +7233,7 @@ intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_4ca051908ce72d48() {
   int result;
   intgo _swig_go_result;
   
@@ -7184,7 +7244,7 @@ intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6() {
 }
 
 
-struct echomq_flow *_wrap_flow_create_capi_394f16b48ca087e6() {
+struct echomq_flow *_wrap_flow_create_capi_4ca051908ce72d48() {
   echomq_flow *result = 0 ;
   struct echomq_flow *_swig_go_result;
   
@@ -7195,7 +7255,7 @@ struct echomq_flow *_wrap_flow_create_capi_394f16b48ca087e6() {
 }
 
 
-void _wrap_flow_free_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
+void _wrap_flow_free_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   
   arg1 = *(echomq_flow **)&_swig_go_0; 
@@ -7205,7 +7265,7 @@ void _wrap_flow_free_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
 }
 
 
-intgo _wrap_flow_add_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_flow_add_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7254,7 +7314,7 @@ intgo _wrap_flow_add_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, _gost
 }
 
 
-long long _wrap_flow_count_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
+long long _wrap_flow_count_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7267,7 +7327,7 @@ long long _wrap_flow_count_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0)
 }
 
 
-long long _wrap_flow_id_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_id_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7282,7 +7342,7 @@ long long _wrap_flow_id_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, lo
 }
 
 
-intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+intgo _wrap_enqueue_flow_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_flow *arg3 = (echomq_flow *) 0 ;
@@ -7306,7 +7366,7 @@ intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_delete_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_delete_flow_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7341,7 +7401,7 @@ intgo _wrap_delete_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-void _wrap_flow_info_free_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+void _wrap_flow_info_free_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   
   arg1 = *(echomq_flow_info **)&_swig_go_0; 
@@ -7351,7 +7411,7 @@ void _wrap_flow_info_free_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_g
 }
 
 
-intgo _wrap_flow_info_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_state_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7364,7 +7424,7 @@ intgo _wrap_flow_info_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig
 }
 
 
-long long _wrap_flow_info_parent_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_parent_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -7377,7 +7437,7 @@ long long _wrap_flow_info_parent_capi_394f16b48ca087e6(struct echomq_flow_info *
 }
 
 
-intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_on_fail_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7390,7 +7450,7 @@ intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(struct echomq_flow_info *_sw
 }
 
 
-long long _wrap_flow_info_waiting_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_waiting_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7403,7 +7463,7 @@ long long _wrap_flow_info_waiting_capi_394f16b48ca087e6(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_count_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_count_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7416,7 +7476,7 @@ long long _wrap_flow_info_count_capi_394f16b48ca087e6(struct echomq_flow_info *_
 }
 
 
-long long _wrap_flow_info_child_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7431,7 +7491,7 @@ long long _wrap_flow_info_child_capi_394f16b48ca087e6(struct echomq_flow_info *_
 }
 
 
-intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_flow_info_child_state_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int result;
@@ -7446,7 +7506,7 @@ intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_attempts_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7461,7 +7521,7 @@ long long _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(struct echomq_flo
 }
 
 
-long long _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_finished_at_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int64_t result;
@@ -7476,7 +7536,7 @@ long long _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(struct echomq_
 }
 
 
-intgo _wrap_flow_info_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_flow_info_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7511,7 +7571,7 @@ intgo _wrap_flow_info_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-long long _wrap_flow_child_bytes_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+long long _wrap_flow_child_bytes_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int arg3 ;

@@ -571,6 +571,19 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, in
   return rc;
 }
 
+/* Add a job to b with an idempotency key ("" = none) and its own name and
+ * headers (emqgo_set_meta; echomq_batch_add_named). */
+int emqgo_batch_add_named(echomq_batch *b, const char *group, const char *payload, size_t payload_len,
+                          const char *key, const char *name, const char *headers) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  emqgo_meta m;
+  int rc = emqgo_set_meta(&o, name, headers, &m);
+  if (rc == ECHOMQ_OK)
+    rc = echomq_batch_add_named(b, group, payload, payload_len, key, o.name, o.headers, o.header_count);
+  free(m.buf);
+  return rc;
+}
+
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
  * ECHOMQ_PENDING (0 there) at the timeout. */
 int emqgo_wait_job(echomq_client *c, const char *queue, uint64_t id, int64_t timeout_ms,
