@@ -96,7 +96,7 @@ func TestCostEstimate(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		must(q.Enqueue(ctx, "big", []byte("x"), WithCostEstimate(100)))(t)
 	}
-	if _, err := q.EnqueueBatch(ctx, []BatchJob{{"small", nil}, {"small", nil}, {"small", nil}, {"small", nil}},
+	if _, err := q.EnqueueBatch(ctx, []BatchJob{{Group: "small"}, {Group: "small"}, {Group: "small"}, {Group: "small"}},
 		WithCostEstimate(1)); err != nil {
 		t.Fatal(err)
 	}

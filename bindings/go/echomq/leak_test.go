@@ -48,7 +48,7 @@ func TestNoCMemoryLeaks(t *testing.T) {
 	round := func(i int) {
 		payload := make([]byte, 256+i%64)
 		must(q.Enqueue(ctx, "a", payload))(t)
-		must(q.EnqueueBatch(ctx, []BatchJob{{"b", payload}, {"c", payload}, {"d", nil}}))(t)
+		must(q.EnqueueBatch(ctx, []BatchJob{{Group: "b", Payload: payload}, {Group: "c", Payload: payload}, {Group: "d"}}))(t)
 		j := must(q.Claim(ctx, time.Minute))(t)
 		next := must(j.AckClaim(ctx, time.Minute))(t)
 		must(next.Extend(ctx, time.Minute))(t)
@@ -72,7 +72,7 @@ func TestNoCMemoryLeaks(t *testing.T) {
 		if _, err := q.Enqueue(ctx, "bad\x01", nil); !errors.Is(err, ErrInvalid) { // refused path
 			t.Fatalf("bad group: %v", err)
 		}
-		if _, err := q.EnqueueBatch(ctx, []BatchJob{{"ok", nil}, {"", nil}}); !errors.Is(err, ErrInvalid) {
+		if _, err := q.EnqueueBatch(ctx, []BatchJob{{Group: "ok"}, {Group: ""}}); !errors.Is(err, ErrInvalid) {
 			t.Fatalf("bad batch: %v", err)
 		}
 		must(q.Stats(ctx))(t)

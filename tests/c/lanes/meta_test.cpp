@@ -88,7 +88,7 @@ TEST_CASE("a batch gives every job the call's name; headers alone need no name",
   require_meta(get_job(c.get(), q, id).get(), "");
 }
 
-TEST_CASE("a batch entry carries its own name and headers; the others take the call's", "[meta][batch]") {
+TEST_CASE("a batch entry carries its own name and headers, over the call's", "[meta][batch]") {
   auto c = connect_client();
   const std::string q = fresh_queue("metaentry");
   echomq_batch *b = nullptr;
