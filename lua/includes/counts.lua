@@ -1,10 +1,10 @@
 --@include base
 --@include flowKeys
--- Jobs in the leases or delayed set: its members but the mark, which is
--- the one member scored +inf (lua/includes/marks.lua; a job's score is a
--- time): one ZCOUNT, O(log n) in the skiplist the mark keeps.
+-- Jobs in the leases or delayed set: its members but the mark.
 local function jobsIn(key)
-  return rcall('ZCOUNT', key, '-inf', '(+inf')
+  local n = rcall('ZCARD', key)
+  if n > 0 and rcall('ZSCORE', key, ZSET_MARK) then n = n - 1 end
+  return n
 end
 -- Jobs waiting in lanes, derived from counters the scripts keep anyway
 -- (live jobs = enqueued + redriven - acked - dead-lettered - deleted by
