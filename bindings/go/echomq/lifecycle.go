@@ -97,10 +97,15 @@ func (l jobLimits) numbers(nums []int64) error {
 // Cancel cancels job id: it never runs again. A pending or delayed job is
 // dead-lettered at once (last error "canceled" or "canceled: <reason>"), or
 // removed with remove; a leased one is marked and settles as canceled at
-// its holder's next report (a Worker's handler is told at once). It returns
-// the state the job had (StatePending, StateDelayed, StateLeased, or StateDead:
-// it was canceled before, nothing changed). Errors: ErrNotFound (never
-// enqueued), ErrFinished (it has finished: nothing to cancel), ErrInvalid.
+// its holder's next report (a Worker's handler is told at once). A flow's
+// parent waiting for its children (StateWaiting) is canceled with every job
+// below it that has not run, in one call: waiting ones now, running ones
+// marked, finished ones left as they are. A flow's job canceled is, to its
+// own parent, a death with reason "canceled": the link's policy applies. It
+// returns the state the job had (StatePending, StateDelayed, StateWaiting,
+// StateLeased, or StateDead: it was canceled before, nothing changed).
+// Errors: ErrNotFound (never enqueued), ErrFinished (it has finished:
+// nothing to cancel), ErrInvalid.
 func (q *Queue) Cancel(ctx context.Context, id uint64, reason string, remove bool) (JobState, error) {
 	if err := q.checkNames(); err != nil {
 		return 0, err
