@@ -38,6 +38,26 @@ void requireNoLinks(RawValkey &raw, const std::string &q) {
   REQUIRE(raw.integer({"HLEN", p + "up"}) == 0);
 }
 
+// The parent id[0] runs next (claimed, then acked) and sees its child
+// id[1] dead with error `err` among its 2 children's outcomes.
+void requireParentSeesDeadChild(echomq_client *c, const std::string &q, const std::vector<uint64_t> &id,
+                                const std::string &err) {
+  JobPtr p = claim(c, q, kLease);
+  REQUIRE(p);
+  CHECK(echomq_job_id(p.get()) == id[0]);
+  FlowInfoPtr fi = flow_info(c, q, id[0]);
+  REQUIRE(echomq_flow_info_count(fi.get()) == 2);
+  bool found = false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (echomq_flow_info_child(fi.get(), i) != id[1]) continue;
+    found = true;
+    CHECK(echomq_flow_info_child_state(fi.get(), i) == ECHOMQ_JOB_DEAD);
+    CHECK(child_error(fi.get(), i) == err);
+  }
+  CHECK(found);
+  ack(c, q, p.get());
+}
+
 }  // namespace
 
 TEST_CASE("cancelling a flow's parent cancels its children that have not run", "[cancel][flows]") {
@@ -88,7 +108,7 @@ TEST_CASE("cancelling a flow's parent cancels its children that have not run", "
   CHECK(was == ECHOMQ_JOB_DEAD);
 }
 
-TEST_CASE("cancelling a middle parent cancels its subtree; its own parent's policy applies", "[cancel][flows]") {
+TEST_CASE("cancelling a middle parent cancels its subtree, and its own parent's policy applies", "[cancel][flows]") {
   ClientPtr cp = connect_client();
   echomq_client *c = cp.get();
   RawValkey raw;
@@ -114,17 +134,7 @@ TEST_CASE("cancelling a middle parent cancels its subtree; its own parent's poli
         CHECK(lastError(c, q, id[0]) == "child " + std::to_string(id[1]) + " failed: canceled");
         CHECK_FALSE(claim(c, q, kLease));
       } else {
-        JobPtr p = claim(c, q, kLease);
-        REQUIRE(p);
-        CHECK(echomq_job_id(p.get()) == id[0]);
-        FlowInfoPtr fi = flow_info(c, q, id[0]);
-        REQUIRE(echomq_flow_info_count(fi.get()) == 2);
-        for (size_t i = 0; i < 2; ++i) {
-          if (echomq_flow_info_child(fi.get(), i) != id[1]) continue;
-          CHECK(echomq_flow_info_child_state(fi.get(), i) == ECHOMQ_JOB_DEAD);
-          CHECK(child_error(fi.get(), i) == "canceled");
-        }
-        ack(c, q, p.get());
+        requireParentSeesDeadChild(c, q, id, "canceled");
       }
       requireNoLinks(raw, q);
       require_verified(c, q);
@@ -132,7 +142,7 @@ TEST_CASE("cancelling a middle parent cancels its subtree; its own parent's poli
   }
 }
 
-TEST_CASE("cancel with the remove flag removes the waiting ones; a removed child still counts down its parent",
+TEST_CASE("cancel with the remove flag removes the waiting ones, and a removed child still counts down its parent",
           "[cancel][flows]") {
   ClientPtr cp = connect_client();
   echomq_client *c = cp.get();
@@ -162,17 +172,7 @@ TEST_CASE("cancel with the remove flag removes the waiting ones; a removed child
     REQUIRE(y);
     CHECK(echomq_job_id(y.get()) == id[2]);
     ack(c, q, y.get());
-    JobPtr p = claim(c, q, kLease);
-    REQUIRE(p);
-    CHECK(echomq_job_id(p.get()) == id[0]);
-    FlowInfoPtr fi = flow_info(c, q, id[0]);
-    REQUIRE(echomq_flow_info_count(fi.get()) == 2);
-    for (size_t i = 0; i < 2; ++i) {
-      if (echomq_flow_info_child(fi.get(), i) != id[1]) continue;
-      CHECK(echomq_flow_info_child_state(fi.get(), i) == ECHOMQ_JOB_DEAD);
-      CHECK(child_error(fi.get(), i) == "canceled: gone");
-    }
-    ack(c, q, p.get());
+    requireParentSeesDeadChild(c, q, id, "canceled: gone");
     requireNoLinks(raw, q);
     require_verified(c, q);
   }
