@@ -273,59 +273,59 @@ typedef _gostring_ swig_type_243;
 typedef long long swig_type_244;
 typedef _gostring_ swig_type_245;
 typedef _goslice_ swig_type_246;
-typedef long long swig_type_247;
+typedef _gostring_ swig_type_247;
 typedef _goslice_ swig_type_248;
 typedef long long swig_type_249;
 typedef _goslice_ swig_type_250;
-typedef _goslice_ swig_type_251;
-typedef long long swig_type_252;
-typedef _gostring_ swig_type_253;
-typedef _gostring_ swig_type_254;
+typedef long long swig_type_251;
+typedef _goslice_ swig_type_252;
+typedef _goslice_ swig_type_253;
+typedef long long swig_type_254;
 typedef _gostring_ swig_type_255;
 typedef _gostring_ swig_type_256;
 typedef _gostring_ swig_type_257;
-typedef _goslice_ swig_type_258;
-typedef _goslice_ swig_type_259;
+typedef _gostring_ swig_type_258;
+typedef _gostring_ swig_type_259;
 typedef _goslice_ swig_type_260;
-typedef _gostring_ swig_type_261;
-typedef _gostring_ swig_type_262;
+typedef _goslice_ swig_type_261;
+typedef _goslice_ swig_type_262;
 typedef _gostring_ swig_type_263;
 typedef _gostring_ swig_type_264;
 typedef _gostring_ swig_type_265;
 typedef _gostring_ swig_type_266;
-typedef long long swig_type_267;
+typedef _gostring_ swig_type_267;
 typedef _gostring_ swig_type_268;
-typedef _gostring_ swig_type_269;
+typedef long long swig_type_269;
 typedef _gostring_ swig_type_270;
 typedef _gostring_ swig_type_271;
-typedef long long swig_type_272;
-typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_272;
+typedef _gostring_ swig_type_273;
 typedef long long swig_type_274;
 typedef _goslice_ swig_type_275;
-typedef _gostring_ swig_type_276;
-typedef long long swig_type_277;
-typedef long long swig_type_278;
-typedef _goslice_ swig_type_279;
-typedef _gostring_ swig_type_280;
-typedef _gostring_ swig_type_281;
-typedef _goslice_ swig_type_282;
-typedef _goslice_ swig_type_283;
-typedef _gostring_ swig_type_284;
-typedef long long swig_type_285;
+typedef long long swig_type_276;
+typedef _goslice_ swig_type_277;
+typedef _gostring_ swig_type_278;
+typedef long long swig_type_279;
+typedef long long swig_type_280;
+typedef _goslice_ swig_type_281;
+typedef _gostring_ swig_type_282;
+typedef _gostring_ swig_type_283;
+typedef _goslice_ swig_type_284;
+typedef _goslice_ swig_type_285;
 typedef _gostring_ swig_type_286;
-typedef _gostring_ swig_type_287;
+typedef long long swig_type_287;
 typedef _gostring_ swig_type_288;
 typedef _gostring_ swig_type_289;
-typedef _goslice_ swig_type_290;
-typedef long long swig_type_291;
-typedef long long swig_type_292;
+typedef _gostring_ swig_type_290;
+typedef _gostring_ swig_type_291;
+typedef _goslice_ swig_type_292;
 typedef long long swig_type_293;
-typedef _gostring_ swig_type_294;
-typedef _gostring_ swig_type_295;
-typedef long long swig_type_296;
-typedef _goslice_ swig_type_297;
+typedef long long swig_type_294;
+typedef long long swig_type_295;
+typedef _gostring_ swig_type_296;
+typedef _gostring_ swig_type_297;
 typedef long long swig_type_298;
-typedef long long swig_type_299;
+typedef _goslice_ swig_type_299;
 typedef long long swig_type_300;
 typedef long long swig_type_301;
 typedef long long swig_type_302;
@@ -334,407 +334,419 @@ typedef long long swig_type_304;
 typedef long long swig_type_305;
 typedef long long swig_type_306;
 typedef long long swig_type_307;
-typedef _gostring_ swig_type_308;
+typedef long long swig_type_308;
 typedef long long swig_type_309;
-typedef _goslice_ swig_type_310;
+typedef _gostring_ swig_type_310;
 typedef long long swig_type_311;
-typedef long long swig_type_312;
-typedef _goslice_ swig_type_313;
-extern void _wrap_Swig_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_4ca051908ce72d48(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WAS_CANCELED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EFINISHED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMELIMIT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_HALT_CANCELED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_4ca051908ce72d48(void);
-extern swig_type_1 _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_type_2 _wrap_ECHOMQ_TTL_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_4ca051908ce72d48(void);
-extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_type_5 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_type_6 _wrap_ECHOMQ_KEEP_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_type_7 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_4ca051908ce72d48(void);
-extern swig_type_8 _wrap_strerror_capi_4ca051908ce72d48(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_4ca051908ce72d48(void);
-extern swig_type_9 _wrap_version_string_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_check_queue_name_capi_4ca051908ce72d48(swig_type_10 arg1);
-extern swig_intgo _wrap_check_group_name_capi_4ca051908ce72d48(swig_type_11 arg1);
-extern swig_intgo _wrap_client_connect_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_12 arg2);
-extern void _wrap_client_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_13 _wrap_client_errmsg_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_4ca051908ce72d48(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_14 _wrap_job_group_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_15 _wrap_job_last_error_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_16 _wrap_job_result_dropped_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_17 _wrap_job_name_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_18 _wrap_job_header_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_19 _wrap_job_header_key_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_20 arg2);
-extern swig_type_21 _wrap_job_header_value_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_22 arg2);
-extern void _wrap_job_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_23 _wrap_job_list_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_24 arg2);
-extern void _wrap_job_list_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_batch_add_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_batch_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_28 _wrap_batch_id_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_33 arg2);
-extern swig_intgo _wrap_delete_job_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern void _wrap_batch_clear_capi_4ca051908ce72d48(uintptr_t arg1);
-extern void _wrap_batch_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3, swig_type_38 arg4);
-extern swig_intgo _wrap_ack_result_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5);
-extern swig_intgo _wrap_progress_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
-extern swig_intgo _wrap_set_retention_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
-extern swig_intgo _wrap_clear_retention_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_50 arg2);
-extern swig_intgo _wrap_set_events_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_53 arg2);
-extern swig_type_54 _wrap_event_list_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_55 _wrap_event_list_id_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_event_list_nfields_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_58 arg2);
-extern swig_type_59 _wrap_event_list_name_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern void _wrap_event_list_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3, swig_type_64 arg4, swig_type_65 arg5, swig_type_66 arg6);
-extern swig_intgo _wrap_set_weight_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
-extern swig_intgo _wrap_set_limit_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_set_limit_burst_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_intgo _wrap_set_default_timeout_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3);
-extern swig_intgo _wrap_set_queue_limit_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_77 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_queue_rate_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_78 arg2, swig_intgo arg3, swig_type_79 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_job_halted_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_clear_limit_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
-extern swig_intgo _wrap_pause_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_intgo _wrap_resume_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_86 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_88 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_intgo arg4, swig_type_91 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_92 arg2, swig_type_93 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, swig_type_95 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
-extern swig_intgo _wrap_set_cap_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4);
-extern swig_intgo _wrap_clear_cap_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_110 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3, swig_type_113 arg4);
-extern swig_type_114 _wrap_lane_list_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
-extern swig_intgo _wrap_redrive_all_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
-extern swig_intgo _wrap_worker_start_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_4ca051908ce72d48(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_4ca051908ce72d48(uintptr_t arg1, uintptr_t arg2, swig_type_120 arg3);
-extern swig_intgo _wrap_worker_fail_capi_4ca051908ce72d48(uintptr_t arg1, uintptr_t arg2, swig_type_121 arg3, swig_type_122 arg4);
-extern swig_intgo _wrap_worker_discard_capi_4ca051908ce72d48(uintptr_t arg1, uintptr_t arg2, swig_type_123 arg3);
-extern swig_intgo _wrap_worker_settle_capi_4ca051908ce72d48(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_124 arg4, swig_type_125 arg5, swig_type_126 arg6, swig_type_127 arg7, swig_type_128 arg8);
-extern swig_intgo _wrap_worker_stop_capi_4ca051908ce72d48(uintptr_t arg1, swig_intgo arg2, swig_type_129 arg3);
-extern void _wrap_worker_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_130 arg2, swig_intgo arg3);
-extern swig_type_131 _wrap_report_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_132 _wrap_report_at_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_133 arg2);
-extern void _wrap_report_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_134 _wrap_report_cursor_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_BURSTING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_BURST_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_BURSTING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_4ca051908ce72d48(void);
-extern uintptr_t _wrap_client_create_capi_4ca051908ce72d48(swig_intgo arg1, swig_intgo arg2, swig_type_135 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_136 arg2);
-extern void _wrap_job_outcome_copy_capi_4ca051908ce72d48(uintptr_t arg1, swig_intgo arg2, swig_type_137 arg3);
-extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_TTL_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_enqueue_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3, swig_type_140 arg4, swig_type_141 arg5, swig_type_142 arg6, swig_type_143 arg7, swig_type_144 arg8, swig_type_145 arg9);
-extern swig_intgo _wrap_enqueue_batch_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_146 arg2, uintptr_t arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6);
-extern swig_intgo _wrap_batch_add_named_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_type_152 arg4, swig_type_153 arg5, swig_type_154 arg6);
-extern swig_intgo _wrap_wait_job_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_155 arg2, swig_type_156 arg3, swig_type_157 arg4, swig_type_158 arg5);
-extern swig_intgo _wrap_events_read_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4, swig_type_162 arg5, swig_type_163 arg6);
-extern swig_type_164 _wrap_event_value_len_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_165 arg2, swig_type_166 arg3);
-extern void _wrap_event_value_copy_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_167 arg2, swig_type_168 arg3, swig_type_169 arg4);
-extern void _wrap_job_payload_copy_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_170 arg2);
-extern swig_intgo _wrap_get_job_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_type_173 arg4);
-extern swig_intgo _wrap_purge_lane_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_176 arg6);
-extern swig_intgo _wrap_queues_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_177 arg2);
-extern swig_intgo _wrap_shards_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3);
-extern swig_intgo _wrap_claim_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_180 arg2, swig_type_181 arg3, swig_type_182 arg4);
-extern swig_intgo _wrap_wclaim_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_intgo arg4, swig_type_185 arg5);
-extern swig_intgo _wrap_bclaim_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_186 arg2, swig_type_187 arg3, swig_type_188 arg4, swig_type_189 arg5);
-extern swig_intgo _wrap_ack_claim_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3, swig_type_192 arg4, swig_type_193 arg5, swig_type_194 arg6);
-extern swig_intgo _wrap_fail_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_195 arg2, swig_type_196 arg3, swig_type_197 arg4, swig_type_198 arg5, swig_type_199 arg6, swig_type_200 arg7);
-extern swig_intgo _wrap_stats_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_201 arg2, swig_type_202 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3);
-extern swig_intgo _wrap_lane_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4);
-extern swig_intgo _wrap_lanes_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_208 arg2, swig_type_209 arg3, swig_type_210 arg4, swig_type_211 arg5);
-extern swig_type_212 _wrap_lane_list_group_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_213 arg2);
-extern void _wrap_lane_list_numbers_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_214 arg2, swig_type_215 arg3);
-extern swig_type_216 _wrap_lane_list_cursor_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_217 arg2, swig_type_218 arg3, swig_type_219 arg4, swig_type_220 arg5);
-extern swig_intgo _wrap_verify_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_221 arg2, swig_type_222 arg3);
-extern swig_intgo _wrap_repair_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_223 arg2, swig_intgo arg3, swig_type_224 arg4, swig_type_225 arg5, swig_type_226 arg6);
-extern swig_intgo _wrap_doctor_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
-extern swig_intgo _wrap_ack_many_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_230 arg2, swig_type_231 arg3, swig_type_232 arg4, swig_type_233 arg5);
-extern swig_intgo _wrap_claim_batch_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_234 arg2, swig_type_235 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_236 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_4ca051908ce72d48(void);
-extern void _wrap_worker_defaults_capi_4ca051908ce72d48(swig_type_237 arg1);
-extern swig_intgo _wrap_worker_create_capi_4ca051908ce72d48(swig_type_238 arg1, swig_type_239 arg2, swig_type_240 arg3, swig_type_241 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_242 arg2);
-extern swig_intgo _wrap_cancel_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_243 arg2, swig_type_244 arg3, swig_type_245 arg4, swig_intgo arg5, swig_type_246 arg6);
-extern swig_intgo _wrap_worker_next_halt_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_247 arg2, swig_type_248 arg3);
-extern swig_intgo _wrap_worker_next_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_249 arg2, swig_type_250 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_CANCELED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_worker_stats_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_251 arg2);
-extern swig_type_252 _wrap_c_heap_in_use_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_schedule_upsert_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_253 arg2, swig_type_254 arg3, swig_type_255 arg4, swig_type_256 arg5, swig_type_257 arg6, swig_type_258 arg7, swig_type_259 arg8, swig_type_260 arg9);
-extern swig_intgo _wrap_schedule_remove_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3);
-extern swig_intgo _wrap_schedule_pause_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_263 arg2, swig_type_264 arg3);
-extern swig_intgo _wrap_schedule_resume_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_265 arg2, swig_type_266 arg3);
-extern swig_type_267 _wrap_schedule_list_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_268 _wrap_schedule_list_next_capi_4ca051908ce72d48(uintptr_t arg1);
-extern void _wrap_schedule_list_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_schedules_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_269 arg2, swig_type_270 arg3, swig_type_271 arg4, swig_type_272 arg5, swig_type_273 arg6);
-extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_4ca051908ce72d48(void);
-extern void _wrap_schedule_numbers_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_274 arg2, swig_type_275 arg3);
-extern swig_type_276 _wrap_schedule_text_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_277 arg2, swig_intgo arg3);
-extern void _wrap_schedule_payload_copy_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3);
-extern swig_intgo _wrap_schedule_next_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_280 arg2, swig_type_281 arg3, swig_type_282 arg4, swig_type_283 arg5);
-extern swig_type_284 _wrap_job_schedule_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_285 _wrap_job_tick_ms_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_4ca051908ce72d48(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_4ca051908ce72d48(void);
-extern uintptr_t _wrap_flow_create_capi_4ca051908ce72d48(void);
-extern void _wrap_flow_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_flow_add_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_286 arg2, swig_type_287 arg3, swig_intgo arg4, swig_type_288 arg5, swig_type_289 arg6, swig_type_290 arg7);
-extern swig_type_291 _wrap_flow_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_292 _wrap_flow_id_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_293 arg2);
-extern swig_intgo _wrap_enqueue_flow_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_294 arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_intgo _wrap_delete_flow_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_295 arg2, swig_type_296 arg3, swig_type_297 arg4);
-extern void _wrap_flow_info_free_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_flow_info_state_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_298 _wrap_flow_info_parent_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_intgo _wrap_flow_info_on_fail_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_299 _wrap_flow_info_waiting_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_300 _wrap_flow_info_count_capi_4ca051908ce72d48(uintptr_t arg1);
-extern swig_type_301 _wrap_flow_info_child_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_302 arg2);
-extern swig_intgo _wrap_flow_info_child_state_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_303 arg2);
-extern swig_type_304 _wrap_flow_info_child_attempts_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_305 arg2);
-extern swig_type_306 _wrap_flow_info_child_finished_at_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_307 arg2);
-extern swig_intgo _wrap_flow_info_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_308 arg2, swig_type_309 arg3, swig_type_310 arg4);
-extern swig_type_311 _wrap_flow_child_bytes_capi_4ca051908ce72d48(uintptr_t arg1, swig_type_312 arg2, swig_intgo arg3, swig_type_313 arg4);
+typedef _goslice_ swig_type_312;
+typedef long long swig_type_313;
+typedef long long swig_type_314;
+typedef _goslice_ swig_type_315;
+extern void _wrap_Swig_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_f04ceba4ec7a82d5(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WAS_CANCELED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EFINISHED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMELIMIT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_HALT_CANCELED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_f04ceba4ec7a82d5(void);
+extern swig_type_1 _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_type_2 _wrap_ECHOMQ_TTL_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_f04ceba4ec7a82d5(void);
+extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_type_5 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_type_6 _wrap_ECHOMQ_KEEP_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_type_7 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_type_8 _wrap_strerror_capi_f04ceba4ec7a82d5(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_f04ceba4ec7a82d5(void);
+extern swig_type_9 _wrap_version_string_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_check_queue_name_capi_f04ceba4ec7a82d5(swig_type_10 arg1);
+extern swig_intgo _wrap_check_group_name_capi_f04ceba4ec7a82d5(swig_type_11 arg1);
+extern swig_intgo _wrap_client_connect_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_12 arg2);
+extern void _wrap_client_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_13 _wrap_client_errmsg_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_14 _wrap_job_group_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_15 _wrap_job_last_error_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_16 _wrap_job_result_dropped_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_17 _wrap_job_name_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_18 _wrap_job_header_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_19 _wrap_job_header_key_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_20 arg2);
+extern swig_type_21 _wrap_job_header_value_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_22 arg2);
+extern void _wrap_job_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_23 _wrap_job_list_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_24 arg2);
+extern void _wrap_job_list_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_batch_add_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_batch_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_28 _wrap_batch_id_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_33 arg2);
+extern swig_intgo _wrap_delete_job_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern void _wrap_batch_clear_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern void _wrap_batch_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3, swig_type_38 arg4);
+extern swig_intgo _wrap_ack_result_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5);
+extern swig_intgo _wrap_progress_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
+extern swig_intgo _wrap_set_retention_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
+extern swig_intgo _wrap_clear_retention_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_50 arg2);
+extern swig_intgo _wrap_set_events_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_53 arg2);
+extern swig_type_54 _wrap_event_list_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_55 _wrap_event_list_id_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_event_list_nfields_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_event_list_name_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern void _wrap_event_list_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3, swig_type_64 arg4, swig_type_65 arg5, swig_type_66 arg6);
+extern swig_intgo _wrap_set_weight_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_set_limit_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_set_limit_burst_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_intgo _wrap_set_default_timeout_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3);
+extern swig_intgo _wrap_set_queue_limit_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_77 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_queue_rate_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_78 arg2, swig_intgo arg3, swig_type_79 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_job_halted_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_clear_limit_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
+extern swig_intgo _wrap_pause_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_intgo _wrap_resume_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_86 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_88 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_intgo arg4, swig_type_91 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_92 arg2, swig_type_93 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, swig_type_95 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_intgo _wrap_set_cap_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4);
+extern swig_intgo _wrap_clear_cap_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_110 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3, swig_type_113 arg4);
+extern swig_type_114 _wrap_lane_list_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
+extern swig_intgo _wrap_redrive_all_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
+extern swig_intgo _wrap_worker_start_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_f04ceba4ec7a82d5(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_f04ceba4ec7a82d5(uintptr_t arg1, uintptr_t arg2, swig_type_120 arg3);
+extern swig_intgo _wrap_worker_fail_capi_f04ceba4ec7a82d5(uintptr_t arg1, uintptr_t arg2, swig_type_121 arg3, swig_type_122 arg4);
+extern swig_intgo _wrap_worker_discard_capi_f04ceba4ec7a82d5(uintptr_t arg1, uintptr_t arg2, swig_type_123 arg3);
+extern swig_intgo _wrap_worker_settle_capi_f04ceba4ec7a82d5(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_124 arg4, swig_type_125 arg5, swig_type_126 arg6, swig_type_127 arg7, swig_type_128 arg8);
+extern swig_intgo _wrap_worker_stop_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_intgo arg2, swig_type_129 arg3);
+extern void _wrap_worker_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_130 arg2, swig_intgo arg3);
+extern swig_type_131 _wrap_report_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_132 _wrap_report_at_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_133 arg2);
+extern void _wrap_report_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_134 _wrap_report_cursor_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_BURSTING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_DEFAULT_TIMEOUT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_QUEUE_LIMIT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_RATE_JOBS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_RATE_PERIOD_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_RATE_BURST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_LEASED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_TOKENS_MILLI_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_NEXT_TOKEN_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LIFE_NUMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_BURST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_BURSTING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_f04ceba4ec7a82d5(void);
+extern uintptr_t _wrap_client_create_capi_f04ceba4ec7a82d5(swig_intgo arg1, swig_intgo arg2, swig_type_135 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_136 arg2);
+extern void _wrap_job_outcome_copy_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_intgo arg2, swig_type_137 arg3);
+extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_TTL_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_enqueue_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3, swig_type_140 arg4, swig_type_141 arg5, swig_type_142 arg6, swig_type_143 arg7, swig_type_144 arg8, swig_type_145 arg9);
+extern swig_intgo _wrap_enqueue_batch_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_146 arg2, uintptr_t arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6);
+extern swig_intgo _wrap_batch_add_named_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_type_152 arg4, swig_type_153 arg5, swig_type_154 arg6);
+extern swig_intgo _wrap_wait_job_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_155 arg2, swig_type_156 arg3, swig_type_157 arg4, swig_type_158 arg5);
+extern swig_intgo _wrap_events_read_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4, swig_type_162 arg5, swig_type_163 arg6);
+extern swig_type_164 _wrap_event_value_len_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_165 arg2, swig_type_166 arg3);
+extern void _wrap_event_value_copy_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_167 arg2, swig_type_168 arg3, swig_type_169 arg4);
+extern void _wrap_job_payload_copy_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_170 arg2);
+extern swig_intgo _wrap_get_job_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_type_173 arg4);
+extern swig_intgo _wrap_purge_lane_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_176 arg6);
+extern swig_intgo _wrap_queues_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_177 arg2);
+extern swig_intgo _wrap_shards_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3);
+extern swig_intgo _wrap_claim_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_180 arg2, swig_type_181 arg3, swig_type_182 arg4);
+extern swig_intgo _wrap_wclaim_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_intgo arg4, swig_type_185 arg5);
+extern swig_intgo _wrap_bclaim_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_186 arg2, swig_type_187 arg3, swig_type_188 arg4, swig_type_189 arg5);
+extern swig_intgo _wrap_ack_claim_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3, swig_type_192 arg4, swig_type_193 arg5, swig_type_194 arg6);
+extern swig_intgo _wrap_fail_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_195 arg2, swig_type_196 arg3, swig_type_197 arg4, swig_type_198 arg5, swig_type_199 arg6, swig_type_200 arg7);
+extern swig_intgo _wrap_stats_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_201 arg2, swig_type_202 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3);
+extern swig_intgo _wrap_lane_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4);
+extern swig_intgo _wrap_lanes_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_208 arg2, swig_type_209 arg3, swig_type_210 arg4, swig_type_211 arg5);
+extern swig_type_212 _wrap_lane_list_group_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_213 arg2);
+extern void _wrap_lane_list_numbers_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_214 arg2, swig_type_215 arg3);
+extern swig_type_216 _wrap_lane_list_cursor_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_217 arg2, swig_type_218 arg3, swig_type_219 arg4, swig_type_220 arg5);
+extern swig_intgo _wrap_verify_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_221 arg2, swig_type_222 arg3);
+extern swig_intgo _wrap_repair_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_223 arg2, swig_intgo arg3, swig_type_224 arg4, swig_type_225 arg5, swig_type_226 arg6);
+extern swig_intgo _wrap_doctor_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
+extern swig_intgo _wrap_ack_many_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_230 arg2, swig_type_231 arg3, swig_type_232 arg4, swig_type_233 arg5);
+extern swig_intgo _wrap_claim_batch_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_234 arg2, swig_type_235 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_236 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_f04ceba4ec7a82d5(void);
+extern void _wrap_worker_defaults_capi_f04ceba4ec7a82d5(swig_type_237 arg1);
+extern swig_intgo _wrap_worker_create_capi_f04ceba4ec7a82d5(swig_type_238 arg1, swig_type_239 arg2, swig_type_240 arg3, swig_type_241 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_242 arg2);
+extern swig_intgo _wrap_cancel_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_243 arg2, swig_type_244 arg3, swig_type_245 arg4, swig_intgo arg5, swig_type_246 arg6);
+extern swig_intgo _wrap_get_lifecycle_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_247 arg2, swig_type_248 arg3);
+extern swig_intgo _wrap_worker_next_halt_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_249 arg2, swig_type_250 arg3);
+extern swig_intgo _wrap_worker_next_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_251 arg2, swig_type_252 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_CANCELED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_worker_stats_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_253 arg2);
+extern swig_type_254 _wrap_c_heap_in_use_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_schedule_upsert_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5, swig_type_259 arg6, swig_type_260 arg7, swig_type_261 arg8, swig_type_262 arg9);
+extern swig_intgo _wrap_schedule_remove_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_263 arg2, swig_type_264 arg3);
+extern swig_intgo _wrap_schedule_pause_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_265 arg2, swig_type_266 arg3);
+extern swig_intgo _wrap_schedule_resume_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_267 arg2, swig_type_268 arg3);
+extern swig_type_269 _wrap_schedule_list_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_270 _wrap_schedule_list_next_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern void _wrap_schedule_list_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_schedules_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_271 arg2, swig_type_272 arg3, swig_type_273 arg4, swig_type_274 arg5, swig_type_275 arg6);
+extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_f04ceba4ec7a82d5(void);
+extern void _wrap_schedule_numbers_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_276 arg2, swig_type_277 arg3);
+extern swig_type_278 _wrap_schedule_text_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_279 arg2, swig_intgo arg3);
+extern void _wrap_schedule_payload_copy_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_280 arg2, swig_type_281 arg3);
+extern swig_intgo _wrap_schedule_next_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_282 arg2, swig_type_283 arg3, swig_type_284 arg4, swig_type_285 arg5);
+extern swig_type_286 _wrap_job_schedule_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_287 _wrap_job_tick_ms_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_f04ceba4ec7a82d5(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_f04ceba4ec7a82d5(void);
+extern uintptr_t _wrap_flow_create_capi_f04ceba4ec7a82d5(void);
+extern void _wrap_flow_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_flow_add_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_288 arg2, swig_type_289 arg3, swig_intgo arg4, swig_type_290 arg5, swig_type_291 arg6, swig_type_292 arg7);
+extern swig_type_293 _wrap_flow_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_294 _wrap_flow_id_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_295 arg2);
+extern swig_intgo _wrap_enqueue_flow_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_296 arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_intgo _wrap_delete_flow_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_297 arg2, swig_type_298 arg3, swig_type_299 arg4);
+extern void _wrap_flow_info_free_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_state_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_300 _wrap_flow_info_parent_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_on_fail_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_301 _wrap_flow_info_waiting_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_302 _wrap_flow_info_count_capi_f04ceba4ec7a82d5(uintptr_t arg1);
+extern swig_type_303 _wrap_flow_info_child_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_304 arg2);
+extern swig_intgo _wrap_flow_info_child_state_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_305 arg2);
+extern swig_type_306 _wrap_flow_info_child_attempts_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_307 arg2);
+extern swig_type_308 _wrap_flow_info_child_finished_at_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_309 arg2);
+extern swig_intgo _wrap_flow_info_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_310 arg2, swig_type_311 arg3, swig_type_312 arg4);
+extern swig_type_313 _wrap_flow_child_bytes_capi_f04ceba4ec7a82d5(uintptr_t arg1, swig_type_314 arg2, swig_intgo arg3, swig_type_315 arg4);
 #undef intgo
 */
 import "C"
@@ -761,8 +773,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_4ca051908ce72d48
-func cgo_panic__capi_4ca051908ce72d48(p *byte) {
+//export cgo_panic__capi_f04ceba4ec7a82d5
+func cgo_panic__capi_f04ceba4ec7a82d5(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -774,13 +786,13 @@ func cgo_panic__capi_4ca051908ce72d48(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_4ca051908ce72d48(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_f04ceba4ec7a82d5(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -912,7 +924,7 @@ type ScheduleList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -920,7 +932,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -928,7 +940,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -936,7 +948,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -944,7 +956,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -952,7 +964,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -960,7 +972,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -968,7 +980,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -976,7 +988,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -984,7 +996,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -992,7 +1004,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1000,7 +1012,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1008,7 +1020,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1016,7 +1028,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1024,7 +1036,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1032,7 +1044,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1040,7 +1052,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1048,7 +1060,7 @@ var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
 
 func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1056,7 +1068,7 @@ var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
 
 func _swig_getECHOMQ_WAS_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAS_CANCELED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WAS_CANCELED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1064,7 +1076,7 @@ var ECHOMQ_WAS_CANCELED int = _swig_getECHOMQ_WAS_CANCELED()
 
 func _swig_getECHOMQ_EFINISHED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFINISHED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EFINISHED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1072,7 +1084,7 @@ var ECHOMQ_EFINISHED int = _swig_getECHOMQ_EFINISHED()
 
 func _swig_getECHOMQ_ETIMELIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMELIMIT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMELIMIT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1080,7 +1092,7 @@ var ECHOMQ_ETIMELIMIT int = _swig_getECHOMQ_ETIMELIMIT()
 
 func _swig_getECHOMQ_CANCEL_REMOVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_CANCEL_REMOVE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_CANCEL_REMOVE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1088,7 +1100,7 @@ var ECHOMQ_CANCEL_REMOVE int = _swig_getECHOMQ_CANCEL_REMOVE()
 
 func _swig_getECHOMQ_EXPIRE_DROP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EXPIRE_DROP_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EXPIRE_DROP_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1096,7 +1108,7 @@ var ECHOMQ_EXPIRE_DROP int = _swig_getECHOMQ_EXPIRE_DROP()
 
 func _swig_getECHOMQ_HALT_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HALT_CANCELED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_HALT_CANCELED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1104,7 +1116,7 @@ var ECHOMQ_HALT_CANCELED int = _swig_getECHOMQ_HALT_CANCELED()
 
 func _swig_getECHOMQ_HALT_TIMED_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HALT_TIMED_OUT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_HALT_TIMED_OUT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1112,7 +1124,7 @@ var ECHOMQ_HALT_TIMED_OUT int = _swig_getECHOMQ_HALT_TIMED_OUT()
 
 func _swig_getECHOMQ_TIMEOUT_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1120,7 +1132,7 @@ var ECHOMQ_TIMEOUT_MAX_MS int64 = _swig_getECHOMQ_TIMEOUT_MAX_MS()
 
 func _swig_getECHOMQ_TTL_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_TTL_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_TTL_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1128,7 +1140,7 @@ var ECHOMQ_TTL_MAX_MS int64 = _swig_getECHOMQ_TTL_MAX_MS()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1136,7 +1148,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1144,7 +1156,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1152,7 +1164,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1160,7 +1172,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1168,7 +1180,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1176,7 +1188,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1184,7 +1196,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1192,7 +1204,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1200,7 +1212,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1208,7 +1220,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1216,7 +1228,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1224,7 +1236,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1232,7 +1244,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1240,7 +1252,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1248,7 +1260,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1256,7 +1268,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1264,7 +1276,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1272,7 +1284,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1280,7 +1292,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1288,7 +1300,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1296,7 +1308,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1304,7 +1316,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1312,7 +1324,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1320,7 +1332,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1328,7 +1340,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1336,7 +1348,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1344,7 +1356,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1352,7 +1364,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1360,7 +1372,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1368,7 +1380,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1376,7 +1388,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1384,7 +1396,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1392,7 +1404,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1400,7 +1412,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1408,7 +1420,7 @@ var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
 
 func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1416,7 +1428,7 @@ var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1424,7 +1436,7 @@ var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT
 
 func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1432,7 +1444,7 @@ var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT
 
 func _swig_getECHOMQ_SCHEDULE_NEXT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1440,7 +1452,7 @@ var ECHOMQ_SCHEDULE_NEXT_MAX int = _swig_getECHOMQ_SCHEDULE_NEXT_MAX()
 
 func _swig_getECHOMQ_SCHEDULE_LIST_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1448,7 +1460,7 @@ var ECHOMQ_SCHEDULE_LIST_MAX int = _swig_getECHOMQ_SCHEDULE_LIST_MAX()
 
 func _swig_getECHOMQ_MISSED_FIRE_ONCE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1456,7 +1468,7 @@ var ECHOMQ_MISSED_FIRE_ONCE int = _swig_getECHOMQ_MISSED_FIRE_ONCE()
 
 func _swig_getECHOMQ_MISSED_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1464,7 +1476,7 @@ var ECHOMQ_MISSED_SKIP int = _swig_getECHOMQ_MISSED_SKIP()
 
 func _swig_getECHOMQ_OVERLAP_FIRE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1472,7 +1484,7 @@ var ECHOMQ_OVERLAP_FIRE int = _swig_getECHOMQ_OVERLAP_FIRE()
 
 func _swig_getECHOMQ_OVERLAP_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1480,7 +1492,7 @@ var ECHOMQ_OVERLAP_SKIP int = _swig_getECHOMQ_OVERLAP_SKIP()
 
 func _swig_getECHOMQ_SCHEDULE_UNCHANGED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1488,7 +1500,7 @@ var ECHOMQ_SCHEDULE_UNCHANGED int = _swig_getECHOMQ_SCHEDULE_UNCHANGED()
 
 func _swig_getECHOMQ_SCHEDULE_CREATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1496,7 +1508,7 @@ var ECHOMQ_SCHEDULE_CREATED int = _swig_getECHOMQ_SCHEDULE_CREATED()
 
 func _swig_getECHOMQ_SCHEDULE_UPDATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1504,7 +1516,7 @@ var ECHOMQ_SCHEDULE_UPDATED int = _swig_getECHOMQ_SCHEDULE_UPDATED()
 
 func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1512,7 +1524,7 @@ var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
 
 func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1520,7 +1532,7 @@ var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
 
 func _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1528,7 +1540,7 @@ var ECHOMQ_DEDUP_WINDOW_MAX_MS int64 = _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS()
 
 func _swig_getECHOMQ_KEEP_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1536,7 +1548,7 @@ var ECHOMQ_KEEP_MAX_MS int64 = _swig_getECHOMQ_KEEP_MAX_MS()
 
 func _swig_getECHOMQ_RATE_PERIOD_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1544,7 +1556,7 @@ var ECHOMQ_RATE_PERIOD_MAX_MS int64 = _swig_getECHOMQ_RATE_PERIOD_MAX_MS()
 
 func _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -1553,7 +1565,7 @@ var ECHOMQ_WAIT_TIMEOUT_MAX_MS int = _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_4ca051908ce72d48(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_f04ceba4ec7a82d5(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1562,13 +1574,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_4ca051908ce72d48())
+	swig_r = (uint)(C._wrap_version_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_4ca051908ce72d48()
+	swig_r_p := C._wrap_version_string_capi_f04ceba4ec7a82d5()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1578,7 +1590,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_4ca051908ce72d48(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_f04ceba4ec7a82d5(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1588,7 +1600,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_4ca051908ce72d48(*(*C.swig_type_11)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_f04ceba4ec7a82d5(*(*C.swig_type_11)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1599,7 +1611,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1608,13 +1620,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1624,33 +1636,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1660,7 +1672,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1670,7 +1682,7 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 func Job_result_dropped(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_result_dropped_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_result_dropped_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1680,7 +1692,7 @@ func Job_result_dropped(arg1 Job) (_swig_ret string) {
 func Job_name(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_name_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_name_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1690,7 +1702,7 @@ func Job_name(arg1 Job) (_swig_ret string) {
 func Job_header_count(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_header_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_header_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1698,7 +1710,7 @@ func Job_header_key(arg1 Job, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_job_header_key_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
+	swig_r_p := C._wrap_job_header_key_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1709,7 +1721,7 @@ func Job_header_value(arg1 Job, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_job_header_value_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1))
+	swig_r_p := C._wrap_job_header_value_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1718,13 +1730,13 @@ func Job_header_value(arg1 Job, arg2 int64) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1732,18 +1744,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_4ca051908ce72d48()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_f04ceba4ec7a82d5()))
 	return swig_r
 }
 
@@ -1752,7 +1764,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1765,7 +1777,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1773,7 +1785,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
 	return swig_r
 }
 
@@ -1783,7 +1795,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1800,7 +1812,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
 	return swig_r
 }
 
@@ -1809,7 +1821,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), C.swig_type_35(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), C.swig_type_35(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1818,12 +1830,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1832,7 +1844,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_type_37(_swig_i_2), C.swig_type_38(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_type_37(_swig_i_2), C.swig_type_38(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1846,7 +1858,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1863,7 +1875,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_type_45(_swig_i_3), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_type_45(_swig_i_3), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1879,7 +1891,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), C.swig_type_49(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), C.swig_type_49(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1890,7 +1902,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1903,7 +1915,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), C.swig_type_52(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), C.swig_type_52(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1914,7 +1926,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1924,7 +1936,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1932,7 +1944,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1943,7 +1955,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1)))
 	return swig_r
 }
 
@@ -1952,7 +1964,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1), C.swig_type_61(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1), C.swig_type_61(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1961,7 +1973,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1972,7 +1984,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2), C.swig_type_64(_swig_i_3), C.swig_type_65(_swig_i_4), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2), C.swig_type_64(_swig_i_3), C.swig_type_65(_swig_i_4), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1988,7 +2000,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2003,7 +2015,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2019,7 +2031,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2036,7 +2048,7 @@ func Set_limit_burst(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_limit_burst_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_limit_burst_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2051,7 +2063,7 @@ func Set_default_timeout(arg1 Client, arg2 string, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_timeout_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), C.swig_type_76(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_timeout_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), C.swig_type_76(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2063,7 +2075,7 @@ func Set_queue_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_queue_limit_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_queue_limit_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2077,7 +2089,7 @@ func Set_queue_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_queue_rate_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_79(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_queue_rate_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_79(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2087,7 +2099,7 @@ func Set_queue_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint) 
 func Job_halted(arg1 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_job_halted_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_job_halted_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2096,7 +2108,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2111,7 +2123,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2126,7 +2138,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2141,7 +2153,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2153,7 +2165,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2165,7 +2177,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2180,7 +2192,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_91(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_91(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2195,7 +2207,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2212,7 +2224,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2225,7 +2237,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2241,7 +2253,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2256,7 +2268,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2271,7 +2283,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.swig_type_105(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.swig_type_105(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2283,7 +2295,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2295,7 +2307,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2310,7 +2322,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2323,7 +2335,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)), C.swig_type_113(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)), C.swig_type_113(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2336,13 +2348,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -2351,7 +2363,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2369,7 +2381,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2382,7 +2394,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2390,7 +2402,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2399,7 +2411,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2412,7 +2424,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2424,7 +2436,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2441,7 +2453,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r = (int)(C._wrap_worker_settle_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_3)), C.swig_type_125(_swig_i_4), C.swig_type_126(_swig_i_5), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_7))))
+	swig_r = (int)(C._wrap_worker_settle_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_3)), C.swig_type_125(_swig_i_4), C.swig_type_126(_swig_i_5), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_7))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2459,13 +2471,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_129(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_129(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -2473,7 +2485,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2483,7 +2495,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2491,7 +2503,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2500,13 +2512,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2515,7 +2527,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2523,7 +2535,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2531,7 +2543,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2539,7 +2551,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2547,7 +2559,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2555,7 +2567,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2563,7 +2575,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2571,7 +2583,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2579,7 +2591,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2587,7 +2599,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2595,7 +2607,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2603,7 +2615,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2611,7 +2623,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2619,7 +2631,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2627,7 +2639,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2635,7 +2647,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2643,7 +2655,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2651,7 +2663,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2659,7 +2671,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2667,7 +2679,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2675,7 +2687,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2683,7 +2695,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2691,7 +2703,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2699,7 +2711,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2707,7 +2719,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2715,7 +2727,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2723,7 +2735,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2731,7 +2743,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2739,7 +2751,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2747,7 +2759,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2755,7 +2767,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2763,7 +2775,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_TENANTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2771,7 +2783,7 @@ var EMQGO_STATS_TENANTS int = _swig_getEMQGO_STATS_TENANTS()
 
 func _swig_getEMQGO_STATS_CANCELED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CANCELED_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CANCELED_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2779,7 +2791,7 @@ var EMQGO_STATS_CANCELED_TOTAL int = _swig_getEMQGO_STATS_CANCELED_TOTAL()
 
 func _swig_getEMQGO_STATS_EXPIRED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2787,7 +2799,7 @@ var EMQGO_STATS_EXPIRED_TOTAL int = _swig_getEMQGO_STATS_EXPIRED_TOTAL()
 
 func _swig_getEMQGO_STATS_BURSTING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_BURSTING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_BURSTING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2795,15 +2807,87 @@ var EMQGO_STATS_BURSTING int = _swig_getEMQGO_STATS_BURSTING()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
 var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
+func _swig_getEMQGO_LIFE_DEFAULT_TIMEOUT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_DEFAULT_TIMEOUT_MS_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_DEFAULT_TIMEOUT_MS int = _swig_getEMQGO_LIFE_DEFAULT_TIMEOUT_MS()
+
+func _swig_getEMQGO_LIFE_QUEUE_LIMIT() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_QUEUE_LIMIT_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_QUEUE_LIMIT int = _swig_getEMQGO_LIFE_QUEUE_LIMIT()
+
+func _swig_getEMQGO_LIFE_RATE_JOBS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_RATE_JOBS_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_RATE_JOBS int = _swig_getEMQGO_LIFE_RATE_JOBS()
+
+func _swig_getEMQGO_LIFE_RATE_PERIOD_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_RATE_PERIOD_MS_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_RATE_PERIOD_MS int = _swig_getEMQGO_LIFE_RATE_PERIOD_MS()
+
+func _swig_getEMQGO_LIFE_RATE_BURST() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_RATE_BURST_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_RATE_BURST int = _swig_getEMQGO_LIFE_RATE_BURST()
+
+func _swig_getEMQGO_LIFE_LEASED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_LEASED_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_LEASED int = _swig_getEMQGO_LIFE_LEASED()
+
+func _swig_getEMQGO_LIFE_TOKENS_MILLI() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_TOKENS_MILLI_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_TOKENS_MILLI int = _swig_getEMQGO_LIFE_TOKENS_MILLI()
+
+func _swig_getEMQGO_LIFE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_NEXT_TOKEN_AT_MS_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LIFE_NEXT_TOKEN_AT_MS()
+
+func _swig_getEMQGO_LIFE_NUMS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_NUMS_capi_f04ceba4ec7a82d5())
+	return swig_r
+}
+
+var EMQGO_LIFE_NUMS int = _swig_getEMQGO_LIFE_NUMS()
+
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2811,7 +2895,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2819,7 +2903,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2827,7 +2911,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2835,7 +2919,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2843,7 +2927,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2851,7 +2935,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2859,7 +2943,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2867,7 +2951,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2875,7 +2959,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2883,7 +2967,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2891,7 +2975,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2899,7 +2983,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2907,7 +2991,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2915,7 +2999,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2923,7 +3007,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2931,7 +3015,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2939,7 +3023,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2947,7 +3031,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2955,7 +3039,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2963,7 +3047,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2971,7 +3055,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2979,7 +3063,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2987,7 +3071,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -2995,7 +3079,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3003,7 +3087,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3011,7 +3095,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3019,7 +3103,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3027,7 +3111,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3035,7 +3119,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3043,7 +3127,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_BURST_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_BURST_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3051,7 +3135,7 @@ var EMQGO_LANE_BURST int = _swig_getEMQGO_LANE_BURST()
 
 func _swig_getEMQGO_LANE_BURSTING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_BURSTING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_BURSTING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3059,7 +3143,7 @@ var EMQGO_LANE_BURSTING int = _swig_getEMQGO_LANE_BURSTING()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3073,14 +3157,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_4ca051908ce72d48(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_135(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_f04ceba4ec7a82d5(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_135(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3090,7 +3174,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3098,7 +3182,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 
 func _swig_getEMQGO_EOPT_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3106,7 +3190,7 @@ var EMQGO_EOPT_DELAY_MS int = _swig_getEMQGO_EOPT_DELAY_MS()
 
 func _swig_getEMQGO_EOPT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3114,7 +3198,7 @@ var EMQGO_EOPT_MAX_ATTEMPTS int = _swig_getEMQGO_EOPT_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3122,7 +3206,7 @@ var EMQGO_EOPT_DEDUP_WINDOW_MS int = _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3130,7 +3214,7 @@ var EMQGO_EOPT_KEEP_MS int = _swig_getEMQGO_EOPT_KEEP_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3138,7 +3222,7 @@ var EMQGO_EOPT_KEEP_LAST int = _swig_getEMQGO_EOPT_KEEP_LAST()
 
 func _swig_getEMQGO_EOPT_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3146,7 +3230,7 @@ var EMQGO_EOPT_COST_ESTIMATE int = _swig_getEMQGO_EOPT_COST_ESTIMATE()
 
 func _swig_getEMQGO_EOPT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3154,7 +3238,7 @@ var EMQGO_EOPT_AT_MS int = _swig_getEMQGO_EOPT_AT_MS()
 
 func _swig_getEMQGO_EOPT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_TIMEOUT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_TIMEOUT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3162,7 +3246,7 @@ var EMQGO_EOPT_TIMEOUT_MS int = _swig_getEMQGO_EOPT_TIMEOUT_MS()
 
 func _swig_getEMQGO_EOPT_EXPIRES_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3170,7 +3254,7 @@ var EMQGO_EOPT_EXPIRES_AT_MS int = _swig_getEMQGO_EOPT_EXPIRES_AT_MS()
 
 func _swig_getEMQGO_EOPT_TTL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_TTL_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_TTL_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3178,7 +3262,7 @@ var EMQGO_EOPT_TTL_MS int = _swig_getEMQGO_EOPT_TTL_MS()
 
 func _swig_getEMQGO_EOPT_EXPIRE_FLAGS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3186,7 +3270,7 @@ var EMQGO_EOPT_EXPIRE_FLAGS int = _swig_getEMQGO_EOPT_EXPIRE_FLAGS()
 
 func _swig_getEMQGO_EOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3203,7 +3287,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, a
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_enqueue_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_enqueue_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3239,7 +3323,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 []int64, arg5 stri
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_enqueue_batch_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3263,7 +3347,7 @@ func Batch_add_named(arg1 Batch, arg2 string, arg3 []byte, arg4 string, arg5 str
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_batch_add_named_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_batch_add_named_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3289,7 +3373,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.swig_type_156(_swig_i_2), C.swig_type_157(_swig_i_3), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.swig_type_156(_swig_i_2), C.swig_type_157(_swig_i_3), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3307,7 +3391,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_2)), C.swig_type_161(_swig_i_3), C.swig_type_162(_swig_i_4), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_2)), C.swig_type_161(_swig_i_3), C.swig_type_162(_swig_i_4), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3325,7 +3409,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_165(_swig_i_1), C.swig_type_166(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_165(_swig_i_1), C.swig_type_166(_swig_i_2)))
 	return swig_r
 }
 
@@ -3334,7 +3418,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_167(_swig_i_1), C.swig_type_168(_swig_i_2), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_167(_swig_i_1), C.swig_type_168(_swig_i_2), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -3343,7 +3427,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3355,7 +3439,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3373,7 +3457,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3390,7 +3474,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3402,7 +3486,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3418,7 +3502,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_1)), C.swig_type_181(_swig_i_2), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_1)), C.swig_type_181(_swig_i_2), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3435,7 +3519,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3452,7 +3536,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)), C.swig_type_187(_swig_i_2), C.swig_type_188(_swig_i_3), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)), C.swig_type_187(_swig_i_2), C.swig_type_188(_swig_i_3), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3470,7 +3554,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)), C.swig_type_191(_swig_i_2), C.swig_type_192(_swig_i_3), C.swig_type_193(_swig_i_4), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)), C.swig_type_191(_swig_i_2), C.swig_type_192(_swig_i_3), C.swig_type_193(_swig_i_4), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3489,7 +3573,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)), C.swig_type_196(_swig_i_2), C.swig_type_197(_swig_i_3), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_4)), C.swig_type_199(_swig_i_5), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)), C.swig_type_196(_swig_i_2), C.swig_type_197(_swig_i_3), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_4)), C.swig_type_199(_swig_i_5), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3507,7 +3591,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3522,7 +3606,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3538,7 +3622,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3558,7 +3642,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_2)), C.swig_type_210(_swig_i_3), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_2)), C.swig_type_210(_swig_i_3), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3575,7 +3659,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_213(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_213(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3586,7 +3670,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_214(_swig_i_1), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_214(_swig_i_1), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3595,7 +3679,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3609,7 +3693,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_1)), C.swig_type_218(_swig_i_2), C.swig_type_219(_swig_i_3), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_1)), C.swig_type_218(_swig_i_2), C.swig_type_219(_swig_i_3), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3624,7 +3708,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3642,7 +3726,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_3)), C.swig_type_225(_swig_i_4), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_3)), C.swig_type_225(_swig_i_4), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3661,7 +3745,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3681,7 +3765,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3705,7 +3789,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_1)), C.swig_type_235(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_1)), C.swig_type_235(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3717,7 +3801,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3725,7 +3809,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3733,7 +3817,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3741,7 +3825,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3749,7 +3833,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3757,7 +3841,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3765,7 +3849,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3773,7 +3857,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3781,7 +3865,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3789,7 +3873,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3797,7 +3881,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3805,7 +3889,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3813,7 +3897,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3821,7 +3905,7 @@ var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
 
 func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3829,7 +3913,7 @@ var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3837,7 +3921,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_4ca051908ce72d48(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_f04ceba4ec7a82d5(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3849,7 +3933,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_4ca051908ce72d48(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_f04ceba4ec7a82d5(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3869,7 +3953,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3884,7 +3968,7 @@ func Cancel(arg1 Client, arg2 string, arg3 uint64, arg4 string, arg5 uint, arg6 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_cancel_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_1)), C.swig_type_244(_swig_i_2), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_cancel_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_1)), C.swig_type_244(_swig_i_2), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3897,12 +3981,27 @@ func Cancel(arg1 Client, arg2 string, arg3 uint64, arg4 string, arg5 uint, arg6 
 	return swig_r
 }
 
+func Get_lifecycle(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_get_lifecycle_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
 func Worker_next_halt(arg1 Worker, arg2 int64, arg3 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_halt_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_247(_swig_i_1), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_halt_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_249(_swig_i_1), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3914,7 +4013,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_249(_swig_i_1), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_251(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3923,7 +4022,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3931,7 +4030,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3939,7 +4038,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3947,7 +4046,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3955,7 +4054,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3963,7 +4062,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3971,7 +4070,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3979,7 +4078,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3987,7 +4086,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -3995,7 +4094,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4003,7 +4102,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4011,7 +4110,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4019,7 +4118,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4027,7 +4126,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4035,7 +4134,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CANCELED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CANCELED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4043,7 +4142,7 @@ var EMQGO_WSTATS_CANCELED int = _swig_getEMQGO_WSTATS_CANCELED()
 
 func _swig_getEMQGO_WSTATS_TIMED_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_TIMED_OUT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_TIMED_OUT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4051,7 +4150,7 @@ var EMQGO_WSTATS_TIMED_OUT int = _swig_getEMQGO_WSTATS_TIMED_OUT()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4061,7 +4160,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4070,13 +4169,13 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_4ca051908ce72d48())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
 func _swig_getEMQGO_SPEC_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4084,7 +4183,7 @@ var EMQGO_SPEC_EVERY_MS int = _swig_getEMQGO_SPEC_EVERY_MS()
 
 func _swig_getEMQGO_SPEC_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4092,7 +4191,7 @@ var EMQGO_SPEC_MAX_ATTEMPTS int = _swig_getEMQGO_SPEC_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SPEC_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4100,7 +4199,7 @@ var EMQGO_SPEC_KEEP_MS int = _swig_getEMQGO_SPEC_KEEP_MS()
 
 func _swig_getEMQGO_SPEC_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4108,7 +4207,7 @@ var EMQGO_SPEC_KEEP_LAST int = _swig_getEMQGO_SPEC_KEEP_LAST()
 
 func _swig_getEMQGO_SPEC_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4116,7 +4215,7 @@ var EMQGO_SPEC_COST_ESTIMATE int = _swig_getEMQGO_SPEC_COST_ESTIMATE()
 
 func _swig_getEMQGO_SPEC_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4124,7 +4223,7 @@ var EMQGO_SPEC_START_AT_MS int = _swig_getEMQGO_SPEC_START_AT_MS()
 
 func _swig_getEMQGO_SPEC_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4132,7 +4231,7 @@ var EMQGO_SPEC_END_AT_MS int = _swig_getEMQGO_SPEC_END_AT_MS()
 
 func _swig_getEMQGO_SPEC_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4140,7 +4239,7 @@ var EMQGO_SPEC_LIMIT int = _swig_getEMQGO_SPEC_LIMIT()
 
 func _swig_getEMQGO_SPEC_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4148,7 +4247,7 @@ var EMQGO_SPEC_MISSED int = _swig_getEMQGO_SPEC_MISSED()
 
 func _swig_getEMQGO_SPEC_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4156,7 +4255,7 @@ var EMQGO_SPEC_GRACE_MS int = _swig_getEMQGO_SPEC_GRACE_MS()
 
 func _swig_getEMQGO_SPEC_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4164,7 +4263,7 @@ var EMQGO_SPEC_OVERLAP int = _swig_getEMQGO_SPEC_OVERLAP()
 
 func _swig_getEMQGO_SPEC_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4181,7 +4280,7 @@ func Schedule_upsert(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 st
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_schedule_upsert_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_schedule_upsert_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4214,7 +4313,7 @@ func Schedule_remove(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_remove_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_remove_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4229,7 +4328,7 @@ func Schedule_pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_pause_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_pause_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4244,7 +4343,7 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_resume_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_resume_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4257,14 +4356,14 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 func Schedule_list_count(arg1 ScheduleList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_schedule_list_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_schedule_list_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_schedule_list_next_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_schedule_list_next_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4273,7 +4372,7 @@ func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 
 func Schedule_list_free(arg1 ScheduleList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_schedule_list_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_schedule_list_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret int) {
@@ -4284,7 +4383,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_schedules_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_3)), C.swig_type_272(_swig_i_4), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_schedules_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_3)), C.swig_type_274(_swig_i_4), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4302,7 +4401,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 
 func _swig_getEMQGO_SCHED_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4310,7 +4409,7 @@ var EMQGO_SCHED_EVERY_MS int = _swig_getEMQGO_SCHED_EVERY_MS()
 
 func _swig_getEMQGO_SCHED_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4318,7 +4417,7 @@ var EMQGO_SCHED_PAYLOAD_LEN int = _swig_getEMQGO_SCHED_PAYLOAD_LEN()
 
 func _swig_getEMQGO_SCHED_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4326,7 +4425,7 @@ var EMQGO_SCHED_MAX_ATTEMPTS int = _swig_getEMQGO_SCHED_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SCHED_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4334,7 +4433,7 @@ var EMQGO_SCHED_KEEP_MS int = _swig_getEMQGO_SCHED_KEEP_MS()
 
 func _swig_getEMQGO_SCHED_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4342,7 +4441,7 @@ var EMQGO_SCHED_KEEP_LAST int = _swig_getEMQGO_SCHED_KEEP_LAST()
 
 func _swig_getEMQGO_SCHED_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4350,7 +4449,7 @@ var EMQGO_SCHED_COST_ESTIMATE int = _swig_getEMQGO_SCHED_COST_ESTIMATE()
 
 func _swig_getEMQGO_SCHED_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4358,7 +4457,7 @@ var EMQGO_SCHED_START_AT_MS int = _swig_getEMQGO_SCHED_START_AT_MS()
 
 func _swig_getEMQGO_SCHED_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4366,7 +4465,7 @@ var EMQGO_SCHED_END_AT_MS int = _swig_getEMQGO_SCHED_END_AT_MS()
 
 func _swig_getEMQGO_SCHED_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4374,7 +4473,7 @@ var EMQGO_SCHED_LIMIT int = _swig_getEMQGO_SCHED_LIMIT()
 
 func _swig_getEMQGO_SCHED_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4382,7 +4481,7 @@ var EMQGO_SCHED_MISSED int = _swig_getEMQGO_SCHED_MISSED()
 
 func _swig_getEMQGO_SCHED_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4390,7 +4489,7 @@ var EMQGO_SCHED_GRACE_MS int = _swig_getEMQGO_SCHED_GRACE_MS()
 
 func _swig_getEMQGO_SCHED_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4398,7 +4497,7 @@ var EMQGO_SCHED_OVERLAP int = _swig_getEMQGO_SCHED_OVERLAP()
 
 func _swig_getEMQGO_SCHED_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4406,7 +4505,7 @@ var EMQGO_SCHED_PAUSED int = _swig_getEMQGO_SCHED_PAUSED()
 
 func _swig_getEMQGO_SCHED_NEXT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4414,7 +4513,7 @@ var EMQGO_SCHED_NEXT_AT_MS int = _swig_getEMQGO_SCHED_NEXT_AT_MS()
 
 func _swig_getEMQGO_SCHED_LAST_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4422,7 +4521,7 @@ var EMQGO_SCHED_LAST_TICK_MS int = _swig_getEMQGO_SCHED_LAST_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4430,7 +4529,7 @@ var EMQGO_SCHED_FIRED_TICK_MS int = _swig_getEMQGO_SCHED_FIRED_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4438,7 +4537,7 @@ var EMQGO_SCHED_FIRED_AT_MS int = _swig_getEMQGO_SCHED_FIRED_AT_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_JOB() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4446,7 +4545,7 @@ var EMQGO_SCHED_FIRED_JOB int = _swig_getEMQGO_SCHED_FIRED_JOB()
 
 func _swig_getEMQGO_SCHED_FIRED_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4454,7 +4553,7 @@ var EMQGO_SCHED_FIRED_STATE int = _swig_getEMQGO_SCHED_FIRED_STATE()
 
 func _swig_getEMQGO_SCHED_RUNS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4462,7 +4561,7 @@ var EMQGO_SCHED_RUNS int = _swig_getEMQGO_SCHED_RUNS()
 
 func _swig_getEMQGO_SCHED_SKIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4470,7 +4569,7 @@ var EMQGO_SCHED_SKIPS int = _swig_getEMQGO_SCHED_SKIPS()
 
 func _swig_getEMQGO_SCHED_CREATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4478,7 +4577,7 @@ var EMQGO_SCHED_CREATED_AT_MS int = _swig_getEMQGO_SCHED_CREATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_UPDATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4486,7 +4585,7 @@ var EMQGO_SCHED_UPDATED_AT_MS int = _swig_getEMQGO_SCHED_UPDATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4496,7 +4595,7 @@ func Schedule_numbers(arg1 ScheduleList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_numbers_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_274(_swig_i_1), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_numbers_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_276(_swig_i_1), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4507,7 +4606,7 @@ func Schedule_text(arg1 ScheduleList, arg2 int64, arg3 int) (_swig_ret string) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_schedule_text_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_277(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_schedule_text_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_279(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4518,7 +4617,7 @@ func Schedule_payload_copy(arg1 ScheduleList, arg2 int64, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_payload_copy_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_278(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_payload_copy_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_280(_swig_i_1), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4531,7 +4630,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_schedule_next_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_schedule_next_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4550,7 +4649,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 func Job_schedule(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_schedule_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_schedule_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4560,7 +4659,7 @@ func Job_schedule(arg1 Job) (_swig_ret string) {
 func Job_tick_ms(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_tick_ms_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_tick_ms_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4594,7 +4693,7 @@ type FlowInfo interface {
 
 func _swig_getECHOMQ_EDEPENDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4602,7 +4701,7 @@ var ECHOMQ_EDEPENDS int = _swig_getECHOMQ_EDEPENDS()
 
 func _swig_getECHOMQ_FLOW_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4610,7 +4709,7 @@ var ECHOMQ_FLOW_MAX int = _swig_getECHOMQ_FLOW_MAX()
 
 func _swig_getECHOMQ_JOB_WAITING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_4ca051908ce72d48())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_f04ceba4ec7a82d5())
 	return swig_r
 }
 
@@ -4618,13 +4717,13 @@ var ECHOMQ_JOB_WAITING int = _swig_getECHOMQ_JOB_WAITING()
 
 func Flow_create() (_swig_ret Flow) {
 	var swig_r Flow
-	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_4ca051908ce72d48()))
+	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_f04ceba4ec7a82d5()))
 	return swig_r
 }
 
 func Flow_free(arg1 Flow) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_flow_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_flow_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 string, arg7 []byte) (_swig_ret int) {
@@ -4636,7 +4735,7 @@ func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 s
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_flow_add_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_flow_add_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4658,7 +4757,7 @@ func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 s
 func Flow_count(arg1 Flow) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4666,7 +4765,7 @@ func Flow_id(arg1 Flow, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_id_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_293(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_id_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_295(_swig_i_1)))
 	return swig_r
 }
 
@@ -4676,7 +4775,7 @@ func Enqueue_flow(arg1 Client, arg2 string, arg3 Flow, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_enqueue_flow_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_enqueue_flow_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4689,7 +4788,7 @@ func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_delete_flow_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_1)), C.swig_type_296(_swig_i_2), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_delete_flow_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_1)), C.swig_type_298(_swig_i_2), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4701,41 +4800,41 @@ func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_re
 
 func Flow_info_free(arg1 FlowInfo) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_flow_info_free_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0))
+	C._wrap_flow_info_free_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0))
 }
 
 func Flow_info_state(arg1 FlowInfo) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_flow_info_state_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_flow_info_state_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_parent(arg1 FlowInfo) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_flow_info_parent_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_flow_info_parent_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_on_fail(arg1 FlowInfo) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_flow_info_on_fail_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_flow_info_on_fail_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_waiting(arg1 FlowInfo) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_info_waiting_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_info_waiting_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_count(arg1 FlowInfo) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_info_count_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_info_count_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4743,7 +4842,7 @@ func Flow_info_child(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_info_child_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_302(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_info_child_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_304(_swig_i_1)))
 	return swig_r
 }
 
@@ -4751,7 +4850,7 @@ func Flow_info_child_state(arg1 FlowInfo, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_flow_info_child_state_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_303(_swig_i_1)))
+	swig_r = (int)(C._wrap_flow_info_child_state_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_305(_swig_i_1)))
 	return swig_r
 }
 
@@ -4759,7 +4858,7 @@ func Flow_info_child_attempts(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_305(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_307(_swig_i_1)))
 	return swig_r
 }
 
@@ -4767,7 +4866,7 @@ func Flow_info_child_finished_at(arg1 FlowInfo, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_307(_swig_i_1)))
+	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_309(_swig_i_1)))
 	return swig_r
 }
 
@@ -4777,7 +4876,7 @@ func Flow_info(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_flow_info_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_1)), C.swig_type_309(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_flow_info_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_1)), C.swig_type_311(_swig_i_2), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4793,7 +4892,7 @@ func Flow_child_bytes(arg1 FlowInfo, arg2 int64, arg3 int, arg4 []byte) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int64)(C._wrap_flow_child_bytes_capi_4ca051908ce72d48(C.uintptr_t(_swig_i_0), C.swig_type_312(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int64)(C._wrap_flow_child_bytes_capi_f04ceba4ec7a82d5(C.uintptr_t(_swig_i_0), C.swig_type_314(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_4ca051908ce72d48(const char*);
+  void cgo_panic__capi_f04ceba4ec7a82d5(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_4ca051908ce72d48(p);
+  cgo_panic__capi_f04ceba4ec7a82d5(p);
 }
 
 
@@ -258,6 +258,20 @@ enum {
   EMQGO_STATS_EXPIRED_TOTAL,
   EMQGO_STATS_BURSTING,
   EMQGO_STATS_NUMS
+};
+
+/* Numbers of a queue's lifecycle settings, in this order (EMQGO_LIFE_*
+ * indexes; tokens in thousandths, -1 without a rate). */
+enum {
+  EMQGO_LIFE_DEFAULT_TIMEOUT_MS = 0,
+  EMQGO_LIFE_QUEUE_LIMIT,
+  EMQGO_LIFE_RATE_JOBS,
+  EMQGO_LIFE_RATE_PERIOD_MS,
+  EMQGO_LIFE_RATE_BURST,
+  EMQGO_LIFE_LEASED,
+  EMQGO_LIFE_TOKENS_MILLI,
+  EMQGO_LIFE_NEXT_TOKEN_AT_MS,
+  EMQGO_LIFE_NUMS
 };
 
 /* Numbers of a lane, in this order (EMQGO_LANE_* indexes). */
@@ -850,6 +864,26 @@ int emqgo_cancel(echomq_client *c, const char *queue, uint64_t id, const char *r
   *OUT_I64 = was;
   return rc;
 }
+/* The queue's lifecycle settings into nums (EMQGO_LIFE_NUMS entries). */
+int emqgo_get_lifecycle(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
+  echomq_lifecycle_settings s;
+  int64_t v[EMQGO_LIFE_NUMS];
+  size_t i;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+  int rc = echomq_get_lifecycle(c, queue, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_LIFE_DEFAULT_TIMEOUT_MS] = s.default_timeout_ms;
+  v[EMQGO_LIFE_QUEUE_LIMIT] = (int64_t)s.queue_limit;
+  v[EMQGO_LIFE_RATE_JOBS] = (int64_t)s.rate_jobs;
+  v[EMQGO_LIFE_RATE_PERIOD_MS] = s.rate_period_ms;
+  v[EMQGO_LIFE_RATE_BURST] = (int64_t)s.rate_burst;
+  v[EMQGO_LIFE_LEASED] = (int64_t)s.leased;
+  v[EMQGO_LIFE_TOKENS_MILLI] = s.tokens < 0 ? -1 : (int64_t)(s.tokens * 1000.0);
+  v[EMQGO_LIFE_NEXT_TOKEN_AT_MS] = s.next_token_at_ms;
+  for (i = 0; i < n && i < EMQGO_LIFE_NUMS; i++) nums[i] = v[i];
+  return rc;
+}
 int emqgo_worker_next_halt(echomq_worker *w, int64_t timeout_ms, int64_t *nums, size_t n) {
   uint64_t id = 0, token = 0;
   int why = 0;
@@ -1102,7 +1136,7 @@ size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, ch
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_4ca051908ce72d48(void *_swig_go_0) {
+void _wrap_Swig_free_capi_f04ceba4ec7a82d5(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1112,7 +1146,7 @@ void _wrap_Swig_free_capi_4ca051908ce72d48(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_4ca051908ce72d48(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_f04ceba4ec7a82d5(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1125,7 +1159,7 @@ void *_wrap_Swig_malloc_capi_4ca051908ce72d48(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1136,7 +1170,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1147,7 +1181,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1158,7 +1192,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_OK_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1169,7 +1203,7 @@ intgo _wrap_ECHOMQ_OK_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EMPTY_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1180,7 +1214,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1191,7 +1225,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EINVAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1202,7 +1236,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1213,7 +1247,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1224,7 +1258,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ESTALE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1235,7 +1269,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1246,7 +1280,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EFULL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1257,7 +1291,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ELEASED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1268,7 +1302,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1279,7 +1313,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1290,7 +1324,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_PENDING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1301,7 +1335,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1312,7 +1346,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1323,7 +1357,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WAS_CANCELED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1334,7 +1368,7 @@ intgo _wrap_ECHOMQ_WAS_CANCELED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EFINISHED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EFINISHED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1345,7 +1379,7 @@ intgo _wrap_ECHOMQ_EFINISHED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMELIMIT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1356,7 +1390,7 @@ intgo _wrap_ECHOMQ_ETIMELIMIT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1367,7 +1401,7 @@ intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1378,7 +1412,7 @@ intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_CANCELED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1389,7 +1423,7 @@ intgo _wrap_ECHOMQ_HALT_CANCELED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1400,7 +1434,7 @@ intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1411,7 +1445,7 @@ long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_TTL_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1422,7 +1456,7 @@ long long _wrap_ECHOMQ_TTL_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ECONN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1433,7 +1467,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1444,7 +1478,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1455,7 +1489,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ETLS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1466,7 +1500,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ESERVER_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1477,7 +1511,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1488,7 +1522,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EPROTO_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1499,7 +1533,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EBUSY_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1510,7 +1544,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ELOADING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1521,7 +1555,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1532,7 +1566,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EOOM_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1543,7 +1577,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1554,7 +1588,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1565,7 +1599,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1576,7 +1610,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1587,7 +1621,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1598,7 +1632,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1609,7 +1643,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1620,7 +1654,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1631,7 +1665,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1642,7 +1676,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1653,7 +1687,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1664,7 +1698,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1675,7 +1709,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1686,7 +1720,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1697,7 +1731,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1708,7 +1742,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1719,7 +1753,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1730,7 +1764,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1741,7 +1775,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1752,7 +1786,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1763,7 +1797,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1774,7 +1808,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1785,7 +1819,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1796,7 +1830,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1807,7 +1841,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1818,7 +1852,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1829,7 +1863,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1840,7 +1874,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1851,7 +1885,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1862,7 +1896,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1873,7 +1907,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1884,7 +1918,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1895,7 +1929,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1906,7 +1940,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1917,7 +1951,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1928,7 +1962,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -1939,7 +1973,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1950,7 +1984,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1961,7 +1995,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1972,7 +2006,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1983,7 +2017,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_4ca051908ce72d48() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_f04ceba4ec7a82d5() {
   long long result;
   long long _swig_go_result;
   
@@ -1994,7 +2028,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -2005,7 +2039,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_4ca051908ce72d48() {
 }
 
 
-_gostring_ _wrap_strerror_capi_4ca051908ce72d48(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_f04ceba4ec7a82d5(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2021,7 +2055,7 @@ _gostring_ _wrap_strerror_capi_4ca051908ce72d48(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_4ca051908ce72d48() {
+intgo _wrap_version_capi_f04ceba4ec7a82d5() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -2032,7 +2066,7 @@ intgo _wrap_version_capi_4ca051908ce72d48() {
 }
 
 
-_gostring_ _wrap_version_string_capi_4ca051908ce72d48() {
+_gostring_ _wrap_version_string_capi_f04ceba4ec7a82d5() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2046,7 +2080,7 @@ _gostring_ _wrap_version_string_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_check_queue_name_capi_4ca051908ce72d48(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_f04ceba4ec7a82d5(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2064,7 +2098,7 @@ intgo _wrap_check_queue_name_capi_4ca051908ce72d48(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_4ca051908ce72d48(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_f04ceba4ec7a82d5(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2082,7 +2116,7 @@ intgo _wrap_check_group_name_capi_4ca051908ce72d48(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2102,7 +2136,7 @@ intgo _wrap_client_connect_capi_4ca051908ce72d48(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2112,7 +2146,7 @@ void _wrap_client_free_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2128,7 +2162,7 @@ _gostring_ _wrap_client_errmsg_capi_4ca051908ce72d48(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2141,7 +2175,7 @@ intgo _wrap_client_errcode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2154,7 +2188,7 @@ intgo _wrap_client_connected_capi_4ca051908ce72d48(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2164,7 +2198,7 @@ void _wrap_client_cancel_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2177,7 +2211,7 @@ intgo _wrap_client_ping_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2193,7 +2227,7 @@ _gostring_ _wrap_job_group_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2209,7 +2243,7 @@ _gostring_ _wrap_job_last_error_capi_4ca051908ce72d48(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2225,7 +2259,7 @@ _gostring_ _wrap_job_result_dropped_capi_4ca051908ce72d48(struct echomq_job *_sw
 }
 
 
-_gostring_ _wrap_job_name_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_name_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2241,7 +2275,7 @@ _gostring_ _wrap_job_name_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_header_count_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+long long _wrap_job_header_count_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2254,7 +2288,7 @@ long long _wrap_job_header_count_capi_4ca051908ce72d48(struct echomq_job *_swig_
 }
 
 
-_gostring_ _wrap_job_header_key_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_job_header_key_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0, long long _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2272,7 +2306,7 @@ _gostring_ _wrap_job_header_key_capi_4ca051908ce72d48(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_header_value_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_job_header_value_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0, long long _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2290,7 +2324,7 @@ _gostring_ _wrap_job_header_value_capi_4ca051908ce72d48(struct echomq_job *_swig
 }
 
 
-void _wrap_job_free_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2300,7 +2334,7 @@ void _wrap_job_free_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_f04ceba4ec7a82d5(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2313,7 +2347,7 @@ long long _wrap_job_list_count_capi_4ca051908ce72d48(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_f04ceba4ec7a82d5(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2328,7 +2362,7 @@ struct echomq_job *_wrap_job_list_at_capi_4ca051908ce72d48(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_f04ceba4ec7a82d5(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2338,7 +2372,7 @@ void _wrap_job_list_free_capi_4ca051908ce72d48(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_4ca051908ce72d48() {
+struct echomq_batch *_wrap_batch_create_capi_f04ceba4ec7a82d5() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2349,7 +2383,7 @@ struct echomq_batch *_wrap_batch_create_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_batch_add_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2375,7 +2409,7 @@ intgo _wrap_batch_add_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2388,7 +2422,7 @@ long long _wrap_batch_count_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2403,7 +2437,7 @@ long long _wrap_batch_id_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2436,7 +2470,7 @@ intgo _wrap_batch_add_keyed_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2451,7 +2485,7 @@ intgo _wrap_batch_duplicate_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2473,7 +2507,7 @@ intgo _wrap_delete_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2483,7 +2517,7 @@ void _wrap_batch_clear_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2493,7 +2527,7 @@ void _wrap_batch_free_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2517,7 +2551,7 @@ intgo _wrap_ack_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2547,7 +2581,7 @@ intgo _wrap_ack_result_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2577,7 +2611,7 @@ intgo _wrap_progress_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2601,7 +2635,7 @@ intgo _wrap_set_retention_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2621,7 +2655,7 @@ intgo _wrap_clear_retention_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2645,7 +2679,7 @@ intgo _wrap_set_events_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2665,7 +2699,7 @@ intgo _wrap_clear_events_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2678,7 +2712,7 @@ long long _wrap_event_list_count_capi_4ca051908ce72d48(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2696,7 +2730,7 @@ _gostring_ _wrap_event_list_id_capi_4ca051908ce72d48(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2711,7 +2745,7 @@ long long _wrap_event_list_nfields_capi_4ca051908ce72d48(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2731,7 +2765,7 @@ _gostring_ _wrap_event_list_name_capi_4ca051908ce72d48(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2741,7 +2775,7 @@ void _wrap_event_list_free_capi_4ca051908ce72d48(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2780,7 +2814,7 @@ intgo _wrap_extend_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2809,7 +2843,7 @@ intgo _wrap_set_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2836,7 +2870,7 @@ intgo _wrap_clear_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2865,7 +2899,7 @@ intgo _wrap_set_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_limit_burst_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_limit_burst_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2896,7 +2930,7 @@ intgo _wrap_set_limit_burst_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_default_timeout_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_timeout_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2918,7 +2952,7 @@ intgo _wrap_set_default_timeout_capi_4ca051908ce72d48(struct echomq_client *_swi
 }
 
 
-intgo _wrap_set_queue_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_queue_limit_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2940,7 +2974,7 @@ intgo _wrap_set_queue_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_queue_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_queue_rate_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2966,7 +3000,7 @@ intgo _wrap_set_queue_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_job_halted_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+intgo _wrap_job_halted_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2979,7 +3013,7 @@ intgo _wrap_job_halted_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
 }
 
 
-intgo _wrap_clear_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3006,7 +3040,7 @@ intgo _wrap_clear_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3033,7 +3067,7 @@ intgo _wrap_pause_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3060,7 +3094,7 @@ intgo _wrap_resume_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3082,7 +3116,7 @@ intgo _wrap_set_default_weight_capi_4ca051908ce72d48(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3104,7 +3138,7 @@ intgo _wrap_set_default_limit_capi_4ca051908ce72d48(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3126,7 +3160,7 @@ intgo _wrap_set_default_max_attempts_capi_4ca051908ce72d48(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3159,7 +3193,7 @@ intgo _wrap_set_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3186,7 +3220,7 @@ intgo _wrap_clear_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3212,7 +3246,7 @@ intgo _wrap_set_default_rate_capi_4ca051908ce72d48(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3241,7 +3275,7 @@ intgo _wrap_throttle_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3270,7 +3304,7 @@ intgo _wrap_set_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3297,7 +3331,7 @@ intgo _wrap_clear_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3319,7 +3353,7 @@ intgo _wrap_set_default_cap_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3341,7 +3375,7 @@ intgo _wrap_set_cost_mode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3374,7 +3408,7 @@ intgo _wrap_get_cost_mode_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3396,7 +3430,7 @@ intgo _wrap_set_wait_figures_capi_4ca051908ce72d48(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3425,7 +3459,7 @@ intgo _wrap_charge_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_f04ceba4ec7a82d5(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3438,7 +3472,7 @@ long long _wrap_lane_list_count_capi_4ca051908ce72d48(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_f04ceba4ec7a82d5(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3448,7 +3482,7 @@ void _wrap_lane_list_free_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3487,7 +3521,7 @@ intgo _wrap_redrive_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3520,7 +3554,7 @@ intgo _wrap_redrive_all_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3533,7 +3567,7 @@ intgo _wrap_worker_start_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3548,7 +3582,7 @@ intgo _wrap_worker_done_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3569,7 +3603,7 @@ intgo _wrap_worker_done_result_capi_4ca051908ce72d48(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3593,7 +3627,7 @@ intgo _wrap_worker_fail_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3615,7 +3649,7 @@ intgo _wrap_worker_discard_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3656,7 +3690,7 @@ intgo _wrap_worker_settle_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3673,7 +3707,7 @@ intgo _wrap_worker_stop_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3683,7 +3717,7 @@ void _wrap_worker_free_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3705,7 +3739,7 @@ intgo _wrap_shards_create_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_f04ceba4ec7a82d5(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3718,7 +3752,7 @@ long long _wrap_report_count_capi_4ca051908ce72d48(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_f04ceba4ec7a82d5(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3736,7 +3770,7 @@ _gostring_ _wrap_report_at_capi_4ca051908ce72d48(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_f04ceba4ec7a82d5(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3746,7 +3780,7 @@ void _wrap_report_free_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_4ca051908ce72d48(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_f04ceba4ec7a82d5(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3762,7 +3796,7 @@ _gostring_ _wrap_report_cursor_capi_4ca051908ce72d48(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_ID_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3774,7 +3808,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3786,7 +3820,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3798,7 +3832,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3810,7 +3844,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3822,7 +3856,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3834,7 +3868,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3846,7 +3880,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3858,7 +3892,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_STATE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3870,7 +3904,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3882,7 +3916,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3894,7 +3928,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3906,7 +3940,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3918,7 +3952,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3930,7 +3964,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3942,7 +3976,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_LANES_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3954,7 +3988,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_RING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3966,7 +4000,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3978,7 +4012,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -3990,7 +4024,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4002,7 +4036,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4014,7 +4048,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4026,7 +4060,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4038,7 +4072,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4050,7 +4084,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4062,7 +4096,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4074,7 +4108,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4086,7 +4120,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4098,7 +4132,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4110,7 +4144,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4122,7 +4156,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4134,7 +4168,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4146,7 +4180,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4158,7 +4192,7 @@ intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4170,7 +4204,7 @@ intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_BURSTING_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_BURSTING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4182,7 +4216,7 @@ intgo _wrap_EMQGO_STATS_BURSTING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4194,7 +4228,115 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LIFE_DEFAULT_TIMEOUT_MS_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_DEFAULT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_QUEUE_LIMIT_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_QUEUE_LIMIT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_RATE_JOBS_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_RATE_JOBS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_RATE_PERIOD_MS_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_RATE_PERIOD_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_RATE_BURST_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_RATE_BURST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_LEASED_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_LEASED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_TOKENS_MILLI_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_TOKENS_MILLI;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_NEXT_TOKEN_AT_MS_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_NEXT_TOKEN_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_NUMS_capi_f04ceba4ec7a82d5() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_DEPTH_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4206,7 +4348,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4218,7 +4360,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4230,7 +4372,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4242,7 +4384,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4254,7 +4396,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4266,7 +4408,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4278,7 +4420,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4290,7 +4432,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4302,7 +4444,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4314,7 +4456,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4326,7 +4468,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4338,7 +4480,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4350,7 +4492,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4362,7 +4504,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4374,7 +4516,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4386,7 +4528,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4398,7 +4540,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4410,7 +4552,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_CAP_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4422,7 +4564,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4434,7 +4576,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4446,7 +4588,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4458,7 +4600,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4470,7 +4612,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4482,7 +4624,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4494,7 +4636,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4506,7 +4648,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4518,7 +4660,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4530,7 +4672,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4542,7 +4684,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4554,7 +4696,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURST_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_BURST_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4566,7 +4708,7 @@ intgo _wrap_EMQGO_LANE_BURST_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURSTING_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_BURSTING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4578,7 +4720,7 @@ intgo _wrap_EMQGO_LANE_BURSTING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4590,7 +4732,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_4ca051908ce72d48(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_f04ceba4ec7a82d5(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4613,7 +4755,7 @@ struct echomq_client *_wrap_client_create_capi_4ca051908ce72d48(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4629,7 +4771,7 @@ void _wrap_job_numbers_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4647,7 +4789,7 @@ void _wrap_job_outcome_copy_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4659,7 +4801,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4671,7 +4813,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4683,7 +4825,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4695,7 +4837,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4707,7 +4849,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4719,7 +4861,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4731,7 +4873,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4743,7 +4885,7 @@ intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4755,7 +4897,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TTL_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4767,7 +4909,7 @@ intgo _wrap_EMQGO_EOPT_TTL_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4779,7 +4921,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -4791,7 +4933,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_enqueue_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4864,7 +5006,7 @@ intgo _wrap_enqueue_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
+intgo _wrap_enqueue_batch_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4906,7 +5048,7 @@ intgo _wrap_enqueue_batch_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_batch_add_named_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
+intgo _wrap_batch_add_named_capi_f04ceba4ec7a82d5(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4953,7 +5095,7 @@ intgo _wrap_batch_add_named_capi_4ca051908ce72d48(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_wait_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4990,7 +5132,7 @@ intgo _wrap_wait_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5034,7 +5176,7 @@ intgo _wrap_events_read_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -5051,7 +5193,7 @@ long long _wrap_event_value_len_capi_4ca051908ce72d48(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_4ca051908ce72d48(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_f04ceba4ec7a82d5(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -5071,7 +5213,7 @@ void _wrap_event_value_copy_capi_4ca051908ce72d48(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5087,7 +5229,7 @@ void _wrap_job_payload_copy_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5122,7 +5264,7 @@ intgo _wrap_get_job_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5159,7 +5301,7 @@ intgo _wrap_purge_lane_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -5185,7 +5327,7 @@ intgo _wrap_queues_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5218,7 +5360,7 @@ intgo _wrap_shards_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5253,7 +5395,7 @@ intgo _wrap_claim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5290,7 +5432,7 @@ intgo _wrap_wclaim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5327,7 +5469,7 @@ intgo _wrap_bclaim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5366,7 +5508,7 @@ intgo _wrap_ack_claim_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5412,7 +5554,7 @@ intgo _wrap_fail_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5438,7 +5580,7 @@ intgo _wrap_stats_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5471,7 +5613,7 @@ intgo _wrap_get_wait_figures_capi_4ca051908ce72d48(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5504,7 +5646,7 @@ intgo _wrap_lane_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5546,7 +5688,7 @@ intgo _wrap_lanes_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_f04ceba4ec7a82d5(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5564,7 +5706,7 @@ _gostring_ _wrap_lane_list_group_capi_4ca051908ce72d48(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_f04ceba4ec7a82d5(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5582,7 +5724,7 @@ void _wrap_lane_list_numbers_capi_4ca051908ce72d48(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_4ca051908ce72d48(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_f04ceba4ec7a82d5(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5598,7 +5740,7 @@ _gostring_ _wrap_lane_list_cursor_capi_4ca051908ce72d48(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5635,7 +5777,7 @@ intgo _wrap_dead_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5668,7 +5810,7 @@ intgo _wrap_verify_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5712,7 +5854,7 @@ intgo _wrap_repair_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5752,7 +5894,7 @@ intgo _wrap_doctor_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5790,7 +5932,7 @@ intgo _wrap_ack_many_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5829,7 +5971,7 @@ intgo _wrap_claim_batch_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5841,7 +5983,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5853,7 +5995,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5865,7 +6007,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5877,7 +6019,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5889,7 +6031,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5901,7 +6043,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5913,7 +6055,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5925,7 +6067,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5937,7 +6079,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5949,7 +6091,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5961,7 +6103,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5973,7 +6115,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5985,7 +6127,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -5997,7 +6139,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6009,7 +6151,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-void _wrap_worker_defaults_capi_4ca051908ce72d48(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_f04ceba4ec7a82d5(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -6023,7 +6165,7 @@ void _wrap_worker_defaults_capi_4ca051908ce72d48(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_4ca051908ce72d48(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_f04ceba4ec7a82d5(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6067,7 +6209,7 @@ intgo _wrap_worker_create_capi_4ca051908ce72d48(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -6086,7 +6228,7 @@ intgo _wrap_worker_last_error_capi_4ca051908ce72d48(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_cancel_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_cancel_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -6130,7 +6272,33 @@ intgo _wrap_cancel_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_worker_next_halt_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_lifecycle_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)emqgo_get_lifecycle(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_halt_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6151,7 +6319,7 @@ intgo _wrap_worker_next_halt_capi_4ca051908ce72d48(struct echomq_worker *_swig_g
 }
 
 
-intgo _wrap_worker_next_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6179,7 +6347,7 @@ intgo _wrap_worker_next_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6191,7 +6359,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6203,7 +6371,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6215,7 +6383,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6227,7 +6395,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6239,7 +6407,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6251,7 +6419,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6263,7 +6431,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6275,7 +6443,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6287,7 +6455,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6299,7 +6467,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6311,7 +6479,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6323,7 +6491,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6335,7 +6503,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6347,7 +6515,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CANCELED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6359,7 +6527,7 @@ intgo _wrap_EMQGO_WSTATS_CANCELED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6371,7 +6539,7 @@ intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6383,7 +6551,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_worker_stats_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_f04ceba4ec7a82d5(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6402,7 +6570,7 @@ intgo _wrap_worker_stats_capi_4ca051908ce72d48(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_4ca051908ce72d48() {
+long long _wrap_c_heap_in_use_capi_f04ceba4ec7a82d5() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -6413,7 +6581,7 @@ long long _wrap_c_heap_in_use_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6425,7 +6593,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6437,7 +6605,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6449,7 +6617,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6461,7 +6629,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6473,7 +6641,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6485,7 +6653,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6497,7 +6665,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6509,7 +6677,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6521,7 +6689,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6533,7 +6701,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6545,7 +6713,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6557,7 +6725,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6623,7 +6791,7 @@ intgo _wrap_schedule_upsert_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6650,7 +6818,7 @@ intgo _wrap_schedule_remove_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6677,7 +6845,7 @@ intgo _wrap_schedule_pause_capi_4ca051908ce72d48(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6704,7 +6872,7 @@ intgo _wrap_schedule_resume_capi_4ca051908ce72d48(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_f04ceba4ec7a82d5(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6717,7 +6885,7 @@ long long _wrap_schedule_list_count_capi_4ca051908ce72d48(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_f04ceba4ec7a82d5(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6733,7 +6901,7 @@ _gostring_ _wrap_schedule_list_next_capi_4ca051908ce72d48(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_f04ceba4ec7a82d5(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6743,7 +6911,7 @@ void _wrap_schedule_list_free_capi_4ca051908ce72d48(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6792,7 +6960,7 @@ intgo _wrap_schedules_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6804,7 +6972,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6816,7 +6984,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6828,7 +6996,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6840,7 +7008,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6852,7 +7020,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6864,7 +7032,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6876,7 +7044,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6888,7 +7056,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6900,7 +7068,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6912,7 +7080,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6924,7 +7092,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6936,7 +7104,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6948,7 +7116,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6960,7 +7128,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6972,7 +7140,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6984,7 +7152,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -6996,7 +7164,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7008,7 +7176,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7020,7 +7188,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7032,7 +7200,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7044,7 +7212,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7056,7 +7224,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7068,7 +7236,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_4ca051908ce72d48() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7080,7 +7248,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_4ca051908ce72d48() {
 }
 
 
-void _wrap_schedule_numbers_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_f04ceba4ec7a82d5(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -7098,7 +7266,7 @@ void _wrap_schedule_numbers_capi_4ca051908ce72d48(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_f04ceba4ec7a82d5(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -7118,7 +7286,7 @@ _gostring_ _wrap_schedule_text_capi_4ca051908ce72d48(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_4ca051908ce72d48(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_f04ceba4ec7a82d5(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -7136,7 +7304,7 @@ void _wrap_schedule_payload_copy_capi_4ca051908ce72d48(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7182,7 +7350,7 @@ intgo _wrap_schedule_next_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -7198,7 +7366,7 @@ _gostring_ _wrap_job_schedule_capi_4ca051908ce72d48(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_f04ceba4ec7a82d5(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -7211,7 +7379,7 @@ long long _wrap_job_tick_ms_capi_4ca051908ce72d48(struct echomq_job *_swig_go_0)
 }
 
 
-intgo _wrap_ECHOMQ_EDEPENDS_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_EDEPENDS_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7222,7 +7390,7 @@ intgo _wrap_ECHOMQ_EDEPENDS_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_FLOW_MAX_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7233,7 +7401,7 @@ intgo _wrap_ECHOMQ_FLOW_MAX_capi_4ca051908ce72d48() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_WAITING_capi_4ca051908ce72d48() {
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_f04ceba4ec7a82d5() {
   int result;
   intgo _swig_go_result;
   
@@ -7244,7 +7412,7 @@ intgo _wrap_ECHOMQ_JOB_WAITING_capi_4ca051908ce72d48() {
 }
 
 
-struct echomq_flow *_wrap_flow_create_capi_4ca051908ce72d48() {
+struct echomq_flow *_wrap_flow_create_capi_f04ceba4ec7a82d5() {
   echomq_flow *result = 0 ;
   struct echomq_flow *_swig_go_result;
   
@@ -7255,7 +7423,7 @@ struct echomq_flow *_wrap_flow_create_capi_4ca051908ce72d48() {
 }
 
 
-void _wrap_flow_free_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0) {
+void _wrap_flow_free_capi_f04ceba4ec7a82d5(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   
   arg1 = *(echomq_flow **)&_swig_go_0; 
@@ -7265,7 +7433,7 @@ void _wrap_flow_free_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0) {
 }
 
 
-intgo _wrap_flow_add_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_flow_add_capi_f04ceba4ec7a82d5(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7314,7 +7482,7 @@ intgo _wrap_flow_add_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0, _gost
 }
 
 
-long long _wrap_flow_count_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0) {
+long long _wrap_flow_count_capi_f04ceba4ec7a82d5(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7327,7 +7495,7 @@ long long _wrap_flow_count_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0)
 }
 
 
-long long _wrap_flow_id_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_id_capi_f04ceba4ec7a82d5(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7342,7 +7510,7 @@ long long _wrap_flow_id_capi_4ca051908ce72d48(struct echomq_flow *_swig_go_0, lo
 }
 
 
-intgo _wrap_enqueue_flow_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+intgo _wrap_enqueue_flow_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_flow *arg3 = (echomq_flow *) 0 ;
@@ -7366,7 +7534,7 @@ intgo _wrap_enqueue_flow_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_delete_flow_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_delete_flow_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7401,7 +7569,7 @@ intgo _wrap_delete_flow_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, 
 }
 
 
-void _wrap_flow_info_free_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
+void _wrap_flow_info_free_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   
   arg1 = *(echomq_flow_info **)&_swig_go_0; 
@@ -7411,7 +7579,7 @@ void _wrap_flow_info_free_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_g
 }
 
 
-intgo _wrap_flow_info_state_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_state_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7424,7 +7592,7 @@ intgo _wrap_flow_info_state_capi_4ca051908ce72d48(struct echomq_flow_info *_swig
 }
 
 
-long long _wrap_flow_info_parent_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_parent_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -7437,7 +7605,7 @@ long long _wrap_flow_info_parent_capi_4ca051908ce72d48(struct echomq_flow_info *
 }
 
 
-intgo _wrap_flow_info_on_fail_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_on_fail_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7450,7 +7618,7 @@ intgo _wrap_flow_info_on_fail_capi_4ca051908ce72d48(struct echomq_flow_info *_sw
 }
 
 
-long long _wrap_flow_info_waiting_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_waiting_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7463,7 +7631,7 @@ long long _wrap_flow_info_waiting_capi_4ca051908ce72d48(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_count_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_count_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7476,7 +7644,7 @@ long long _wrap_flow_info_count_capi_4ca051908ce72d48(struct echomq_flow_info *_
 }
 
 
-long long _wrap_flow_info_child_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7491,7 +7659,7 @@ long long _wrap_flow_info_child_capi_4ca051908ce72d48(struct echomq_flow_info *_
 }
 
 
-intgo _wrap_flow_info_child_state_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_flow_info_child_state_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int result;
@@ -7506,7 +7674,7 @@ intgo _wrap_flow_info_child_state_capi_4ca051908ce72d48(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_child_attempts_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_attempts_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7521,7 +7689,7 @@ long long _wrap_flow_info_child_attempts_capi_4ca051908ce72d48(struct echomq_flo
 }
 
 
-long long _wrap_flow_info_child_finished_at_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_finished_at_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int64_t result;
@@ -7536,7 +7704,7 @@ long long _wrap_flow_info_child_finished_at_capi_4ca051908ce72d48(struct echomq_
 }
 
 
-intgo _wrap_flow_info_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_flow_info_capi_f04ceba4ec7a82d5(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7571,7 +7739,7 @@ intgo _wrap_flow_info_capi_4ca051908ce72d48(struct echomq_client *_swig_go_0, _g
 }
 
 
-long long _wrap_flow_child_bytes_capi_4ca051908ce72d48(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+long long _wrap_flow_child_bytes_capi_f04ceba4ec7a82d5(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int arg3 ;
