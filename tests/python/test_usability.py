@@ -23,8 +23,8 @@ def test_defaults_rate_must_be_a_pair(queue):
 
 
 def test_enqueue_many_names_the_bad_job_and_writes_nothing(queue):
-    with pytest.raises(echomq.InvalidArgument, match=r"job 1 must be \(group, payload\) or \(group, payload, key\), "
-                                                     r"got a tuple of 1"):
+    with pytest.raises(echomq.InvalidArgument, match=r"job 1 must be \(group, payload\), \(group, payload, key\) "
+                                                     r"or a dict, got a tuple of 1"):
         queue.enqueue_many([("g", b"ok"), ("g",)])
     with pytest.raises(echomq.InvalidArgument, match=r"job 0 .* got 'g'"):
         queue.enqueue_many(["g"])
