@@ -55,6 +55,9 @@ def table(rows: List[Dict[str, Any]], seconds: float, command: str) -> str:
              ("ticks_refired_in_window", "ticks fired again after a loss window took the first fire back"),
              ("upserts", "schedule upserts of an unchanged spec (each must change nothing)"),
              ("flows", "flows enqueued (a parent, 1-4 children, now and then a grandchild)"),
+             ("canceled", "cancels acknowledged (of a waiting, delayed, running or canceled job)"),
+             ("expired", "jobs past their start deadline (dead \"expired\" or dropped)"),
+             ("timed_out", "attempts failed \"timed out\" (past their time limit)"),
              ("violations", "violations")]
     out += [f"| {label} | {fig.get(k, 0)} |" for k, label in names]
     out += ["", "failing seeds: " + ("none" if not failing else "")] + [f"  {x}" for x in failing]
