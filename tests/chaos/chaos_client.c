@@ -297,6 +297,14 @@ static int engine(const char *url, const char *queue) {
     /* Now and then a slow job (0.2-1 s): a stale holder's settlement then
      * meets a job that another holder still holds. */
     sleep_ms(chance(0.05) ? 200 + (long)(next_rand() % 800) : (long)(next_rand() % 15));
+    /* What the engine told the handler while it worked (canceled, or out of
+     * its time limit), recorded; the report below goes as if it had not
+     * looked: the engine must not let it count (rules_life.py). */
+    int halted = echomq_job_halted(j);
+    if (halted)
+      record("halted", "\"id\":%llu,\"tok\":%llu,\"why\":\"%s\",\"t1\":%.3f",
+             (unsigned long long)echomq_job_id(j), (unsigned long long)echomq_job_token(j),
+             halted == ECHOMQ_HALT_TIMED_OUT ? "timed out" : "canceled", now_ms());
     const char *op = "ack";
     double s0 = now_ms();
     if (chance(0.08)) {
