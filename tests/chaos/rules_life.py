@@ -163,10 +163,14 @@ def rule_timeout_acked(run: Run, out: List[Violation], figures: Dict[str, int]) 
     holds the limit at the extension and at the lease's lapse.)"""
     for jid, parts in run.srv.items():
         for part in parts:
-            tmo = {x.get("att") for x in part if x.get("type") == "failed" and x.get("x", {}).get("reason") == "timed out"}
+            tmo = {x.get("att"): x for x in part
+                   if x.get("type") == "failed" and x.get("x", {}).get("reason") == "timed out"}
             figures["timed_out"] += len(tmo)
             for x in part:
-                if x.get("type") == "completed" and x.get("att") in tmo and not run.in_window(x["t1"]):
+                # A fault that takes writes back rewinds the job: the attempt
+                # number is given again to another delivery.
+                if x.get("type") == "completed" and x.get("att") in tmo \
+                        and not run.window_between(min(tmo[x["att"]]["t1"], x["t1"]), max(tmo[x["att"]]["t1"], x["t1"])):
                     out.append(Violation("timeout_acked", jid, f"attempt {x['att']} completed ({x['sid']}) and also "
                                                                f"failed \"timed out\""))
     told = {(h["who"], int(h["id"]), h["tok"]): h for h in run.events
