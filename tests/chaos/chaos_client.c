@@ -194,7 +194,7 @@ static void enqueue_flow(echomq_client *c, const char *queue, unsigned long long
 #define RECENT 20
 static struct {
   uint64_t id;
-  char pl[64];
+  char pl[128];
 } recent[RECENT];
 static int nrecent, recent_at;
 
