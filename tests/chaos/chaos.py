@@ -137,7 +137,7 @@ class Procs:
         if lang == "py":
             cmd = [sys.executable, str(HERE / "workload.py"), role, self.url, QUEUE, hist, who, seed, self.lanes,
                    "--rate", str(self.rate), "--schedules", self.schedules] + (["--flows"] if self.flows else [])
-            cmd += ["--life"] if self.life and role == "produce" else []
+            cmd += ["--life"] if self.life and role in ("produce", "claim") else []
         elif lang == "c":
             features = ",".join(x for x, on in (("flows", self.flows), ("life", self.life)) if on)
             cmd = [str(self.build / "tests" / "echomq_chaos_client"), role, self.url, QUEUE, hist, who, seed,

@@ -329,7 +329,8 @@ static int engine(const char *url, const char *queue) {
 }
 
 /* A plain claimer: claim, work, settle by hand; now and then it holds a job
- * past its lease, so its settlement must be refused as stale. */
+ * past its lease, so its settlement must be refused as stale, and now and
+ * then its job is canceled while it holds it. */
 static int claim_loop(echomq_client *c, const char *queue) {
   const int64_t lease = 2000;
   while (!stopping) {
@@ -350,6 +351,20 @@ static int claim_loop(echomq_client *c, const char *queue) {
     uint64_t id = echomq_job_id(j), tok = echomq_job_token(j);
     /* 10 %: held up to 1 s past its lease, while another holder may have it. */
     sleep_ms(chance(0.1) ? (long)(lease + (long)(next_rand() % 1000)) : (long)(next_rand() % 10));
+    /* 3 %: the job is canceled while this claimer holds it (a running
+     * job's cancel, cooperative: the claimer still settles it, and the job
+     * must end canceled whatever the settlement says). */
+    if (with_life && chance(0.03)) {
+      int was = 0;
+      double c0 = now_ms();
+      int crc = echomq_cancel(c, queue, id, "chaos", 0, &was);
+      size_t plen = 0;
+      const char *pl = echomq_job_payload(j, &plen);
+      record("cancel", "\"id\":%llu,\"pl\":\"%.*s\",\"remove\":0,\"rc\":%d,\"state\":\"%s\",\"t0\":%.3f,"
+             "\"t1\":%.3f", (unsigned long long)id, (int)(plen > 120 ? 120 : plen), pl, crc,
+             crc != ECHOMQ_OK ? "" : was == ECHOMQ_JOB_LEASED ? "leased" : was == ECHOMQ_JOB_PENDING ? "pending"
+             : was == ECHOMQ_JOB_DELAYED ? "delayed" : "dead", c0, now_ms());
+    }
     const char *op;
     int outcome = 0;
     double s0 = now_ms();

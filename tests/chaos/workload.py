@@ -3,7 +3,7 @@ per role, each writing its own history file (one JSON object a line):
 
     workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R] [--schedules SPECS] [--flows] [--life]
     workload.py engine   URL QUEUE HISTORY WHO SEED LANES
-    workload.py claim    URL QUEUE HISTORY WHO SEED LANES
+    workload.py claim    URL QUEUE HISTORY WHO SEED LANES [--life]
     workload.py collect  URL QUEUE HISTORY WHO SEED LANES   # the server's event stream
     workload.py sample   URL QUEUE HISTORY WHO SEED LANES   # lane figures, for the limits
 
@@ -16,7 +16,8 @@ then a grandchild) in one call each, about one enqueue in twenty.
 
 --life: a producer also gives some jobs a time limit or a start deadline
 (ttl, now and then dropped when it passes) and cancels some of its own
-recent jobs (waiting, delayed or running), a `cancel` line each.
+recent jobs (waiting, delayed or running), a `cancel` line each; a claimer
+cancels some of the jobs it holds before it settles them.
 
 Every role runs until SIGTERM or SIGINT (a producer stops, an engine
 drains, a claimer settles what it holds, the collector reads what is left).
@@ -116,13 +117,14 @@ def life_options(rng: random.Random, delay_ms: int) -> Dict[str, int]:
     return o
 
 
-def cancel_one(q: echomq.Queue, h: History, rng: random.Random, recent: list) -> None:
+def cancel_one(q: echomq.Queue, h: History, rng: random.Random, recent: list, remove: Optional[bool] = None) -> None:
     """Cancels one of the producer's recent jobs, whatever it is doing now
     (waiting, delayed, running, finished), now and then removing it. A
     `cancel` line: the id and payload, `remove`, `rc` and `state` (what the
     job was: pending, delayed, leased, dead; "" when refused)."""
     jid, pl = rng.choice(recent)
-    remove = rng.random() < 0.2
+    if remove is None:
+        remove = rng.random() < 0.2
     t0, rc, state = now_ms(), 0, ""
     try:
         state = q.cancel(jid, "chaos", remove=remove)
@@ -231,6 +233,8 @@ def claim(a: argparse.Namespace, h: History, rng: random.Random) -> None:
             time.sleep(lease + rng.random())
         for job in jobs:
             time.sleep(rng.random() * 0.005)
+            if a.life and rng.random() < 0.03:  # canceled while held: it must end canceled whatever is settled
+                cancel_one(q, h, rng, [(job.id, job.payload.decode("utf-8", "replace"))], remove=False)
             op = "fail" if rng.random() < 0.08 else "ack"
             s0, rc, outcome = now_ms(), 0, 0
             try:
