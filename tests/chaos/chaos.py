@@ -299,6 +299,10 @@ def run(a: argparse.Namespace) -> int:
     if "burst" in life:
         plan["burst"] = {"limit": 2, "burst": life["burst"]}
     lanes = [ln for ln in plan if not ln.endswith("/")]
+    if "burst" in plan:
+        # Drawn four times as often as another lane: it still has work when
+        # the others run dry, so it bursts (only then is it above its limit).
+        lanes += ["burst"] * 3
     meta = {"seed": a.seed, "duration": a.duration, "fsync": a.fsync, "langs": langs, "faults": a.faults.split(","),
             "plan": plan, "cost_mode": cost_mode, "schedules": schedules, "flows": not a.no_flows, "life": life,
             "repro": repro_command(a), "started": now_ms()}
