@@ -17,7 +17,9 @@ root=$PWD
 build=${ECHOMQ_BUILD_DIR:-$root/build}
 export PATH="$PATH:/usr/local/go/bin"
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it starts (seconds since the run began), so a slow
+# step shows in the log.
+step() { printf '\n==> %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "dependencies"
 bash scripts/setup-deps.sh
@@ -29,15 +31,17 @@ cmake --build "$build" -j2
 rm -rf "$build/prefix"
 cmake --install "$build" --prefix "$build/prefix" >/dev/null
 
+# Every ctest pass runs two tests at a time: each test uses queues of its
+# own and servers on free ports, and most of the suite waits on the server.
 step "C and C++ tests (ctest)"
-ctest --test-dir "$build" --output-on-failure
+ctest --test-dir "$build" --output-on-failure -j2
 
 # The same build against Redis 7.0 (Debian's redis-server): every fixture,
 # private server and cluster node the tests start honours $VALKEY_SERVER.
 # Tests that need a command Redis 7.0 lacks assert what the library does
 # there (docs/operations.md, "Supported servers"); none is skipped.
 step "C and C++ tests against Redis 7.0 (ctest, VALKEY_SERVER=redis-server)"
-VALKEY_SERVER=redis-server ctest --test-dir "$build" --output-on-failure
+VALKEY_SERVER=redis-server ctest --test-dir "$build" --output-on-failure -j2
 
 step "Python package (sdist and wheel: python -m build; install the wheel)"
 # The wheel is built from the sdist, so a file missing from the sdist fails here.
@@ -150,11 +154,11 @@ san_skip='served at that rate while 20 lanes run at full speed'
 step "C and C++ tests under ASan + UBSan ($build/asan)"
 sanitized "$build/asan" -DECHOMQ_SANITIZE=ON
 ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir "$build/asan" --output-on-failure -E "$san_skip"
+  ctest --test-dir "$build/asan" --output-on-failure -j2 -E "$san_skip"
 
 step "C and C++ tests under TSan ($build/tsan)"
 sanitized "$build/tsan" -DECHOMQ_SANITIZE_THREAD=ON
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$build/tsan" --output-on-failure -E "$san_skip"
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$build/tsan" --output-on-failure -j2 -E "$san_skip"
 
 step "fuzzing names, URLs and arguments for ${ECHOMQ_FUZZ_SECONDS:-60} s ($build/fuzz)"
 CC=clang CXX=clang++ cmake -S . -B "$build/fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -164,4 +168,4 @@ cmake --build "$build/fuzz" -j2 --target echomq_fuzz_validate
 bash tests/fuzz/run.sh "$build/fuzz/tests/fuzz/echomq_fuzz_validate" "${ECHOMQ_FUZZ_SECONDS:-60}"
 
 echo
-echo "all test suites passed"
+echo "all test suites passed in $SECONDS s"

@@ -6,6 +6,7 @@
 // survives what", describes the behaviour each case pins down).
 #include "test_env.hpp"
 
+#include "clock_shim.hpp"
 #include "raw_valkey.hpp"
 #include "replica_pair.hpp"
 
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -317,26 +319,11 @@ TEST_CASE("fifty threads with 100 ms leases: exactly-once acks, active counts ne
   require_all_acked_once(c.get(), q, kJobs);
 }
 
-namespace {
-
-/// Writes the shift (ms) the clock shim adds to the server's wall clock.
-void shift_clock(const std::string &file, long long ms) {
-  std::ofstream(file) << ms << "\n";
-  sleep_ms(30);  // the shim reads the file at most every 5 ms
-}
-
-}  // namespace
-
 TEST_CASE("the server's wall clock stepped an hour either way loses no job", "[faults]") {
   constexpr int kJobs = 30;
   PrivateServer server(free_port());
   const std::string shift = server.dir() + "/clock-shift";
-  shift_clock(shift, 0);
-  setenv("ECHOMQ_CLOCK_SHIFT_FILE", shift.c_str(), 1);
-  setenv("LD_PRELOAD", EMQ_CLOCK_SHIM, 1);
-  server.start();
-  unsetenv("LD_PRELOAD");
-  unsetenv("ECHOMQ_CLOCK_SHIFT_FILE");
+  start_with_clock_shim(shift, [&] { server.start(); });
   ClientPtr c = connect_client(nullptr, server.url());
   const std::string q = fresh_queue("clock");
   enqueue_jobs(c.get(), q, kJobs, 3);
@@ -409,12 +396,9 @@ TEST_CASE("a failover to a replica with its clock an hour behind refuses the los
           "[faults][failover]") {
   PrivateServer probe(free_port());
   const std::string shift = probe.dir() + "/clock-shift-pair";
-  shift_clock(shift, 0);
-  setenv("ECHOMQ_CLOCK_SHIFT_FILE", shift.c_str(), 1);
-  setenv("LD_PRELOAD", EMQ_CLOCK_SHIM, 1);
-  ReplicaPair pair;  // both servers read the shift file
-  unsetenv("LD_PRELOAD");
-  unsetenv("ECHOMQ_CLOCK_SHIFT_FILE");
+  std::unique_ptr<ReplicaPair> made;
+  start_with_clock_shim(shift, [&] { made = std::make_unique<ReplicaPair>(); });  // both read the file
+  ReplicaPair &pair = *made;
   RawValkey &praw = pair.praw(), &rraw = pair.rraw();
 
   const std::string q = fresh_queue("clockfail");

@@ -7,6 +7,7 @@
 //    the schedule waits until the clock passes that tick once more; a
 //    schedule made again over the same grid skips the ticks it finds already
 //    fired (their idempotency keys), as "duplicate".
+#include "clock_shim.hpp"
 #include "raw_valkey.hpp"
 #include "schedule_helpers.hpp"
 #include "test_env.hpp"
@@ -19,11 +20,6 @@
 using namespace emqtest;
 
 namespace {
-
-void step_clock(const std::string &file, long long ms) {
-  std::ofstream(file) << ms << "\n";
-  sleep_ms(30);  // the shim reads the file at most every 5 ms
-}
 
 // Claims and acks every job ready now; returns how many per lane.
 std::map<std::string, int> drain(echomq_client *c, const std::string &q) {
@@ -59,12 +55,7 @@ size_t at_or_before(const std::vector<int64_t> &ticks, int64_t t) {
 TEST_CASE("schedules when the server's clock steps an hour forward and back", "[faults][schedules]") {
   PrivateServer server(free_port());
   const std::string shift = server.dir() + "/clock-shift";
-  step_clock(shift, 0);
-  setenv("ECHOMQ_CLOCK_SHIFT_FILE", shift.c_str(), 1);
-  setenv("LD_PRELOAD", EMQ_CLOCK_SHIM, 1);
-  server.start();
-  unsetenv("LD_PRELOAD");
-  unsetenv("ECHOMQ_CLOCK_SHIFT_FILE");
+  start_with_clock_shim(shift, [&] { server.start(); });
   ClientPtr c = connect_client(nullptr, server.url());
   const std::string q = fresh_queue("sched-clock");
   EMQ_REQUIRE_OK(c.get(), echomq_set_events(c.get(), q.c_str(), 100000, 0));
@@ -88,7 +79,7 @@ TEST_CASE("schedules when the server's clock steps an hour forward and back", "[
   // A tick that falls due while the drain runs (every 100 ms) is the
   // schedule going on, not the hour: of the ticks fired, at most one is at
   // or before the drain's start, and it is the first.
-  step_clock(shift, 3600000);
+  shift_clock(shift, 3600000);
   const int64_t stepped = server_now(c.get(), q);
   auto fwd = drain_ticks(c.get(), q);
   INFO("every's ticks after the step: " << fwd["every"].size() << ", drain began at " << stepped);
@@ -114,7 +105,7 @@ TEST_CASE("schedules when the server's clock steps an hour forward and back", "[
   // Back an hour (to the true time): nothing fires until the clock passes
   // the latest tick handled again.
   auto e2 = get_schedule(c.get(), q, "every");
-  step_clock(shift, 0);
+  shift_clock(shift, 0);
   for (int i = 0; i < 5; ++i) {
     sleep_ms(100);
     auto back = drain(c.get(), q);
@@ -134,13 +125,13 @@ TEST_CASE("schedules when the server's clock steps an hour forward and back", "[
   // held) and skipped as duplicates; the ones between are new instants.
   EMQ_REQUIRE_OK(c.get(), echomq_schedule_remove(c.get(), q.c_str(), "every"));
   const int64_t now0 = server_now(c.get(), q);
-  step_clock(shift, e1.last_tick_ms - now0 - 150);
+  shift_clock(shift, e1.last_tick_ms - now0 - 150);
   EMQ_REQUIRE_OK(c.get(), echomq_schedule_upsert(c.get(), q.c_str(), "every", &every, nullptr, nullptr));
   for (int i = 0; i < 8; ++i) {
     sleep_ms(50);
     drain(c.get(), q);
   }
-  step_clock(shift, 0);
+  shift_clock(shift, 0);
 
   // No tick instant ever fired twice, by any of them.
   std::map<std::string, std::set<int64_t>> fired;

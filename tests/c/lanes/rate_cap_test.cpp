@@ -33,7 +33,7 @@ void fill(echomq_client *c, const std::string &q, const std::string &g, int n) {
 // 20 fast lanes: the check that each gets over 4x the slow lane's share needs
 // about 20 x 4 x 10 = 800 claims a second, which a loaded machine still
 // manages (a single claim call, not a batch, is what is timed here).
-TEST_CASE("a lane limited to 10 jobs/s is served at that rate while 20 lanes run at full speed", "[rate]") {
+TEST_CASE("a lane limited to 10 jobs/s is served at that rate while 20 lanes run at full speed", "[rate][timed]") {
   auto c = connect_client();
   RawValkey raw;
   const std::string q = fresh_queue("rate");

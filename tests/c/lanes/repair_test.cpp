@@ -131,7 +131,10 @@ void drain(Queue &h) {
 }  // namespace
 
 TEST_CASE("a healthy queue needs no repair", "[repair]") {
-  Queue h;
+  // A server of its own: a repair one key a step walks the whole keyspace.
+  PrivateServer server(free_port());
+  server.start();
+  Queue h(connect_client(nullptr, server.url()));
   CHECK(repair(h.c.get(), h.q, false).empty());
   CHECK(repair(h.c.get(), h.q, true).empty());
   CHECK(repair(h.c.get(), h.q, true, 1).empty());
@@ -289,9 +292,12 @@ TEST_CASE("the per-lane counters and att are hash tables, leases and delayed ski
           "[repair]") {
   // A claim reads and writes these hashes once per lane, and att and leases
   // once per job; as listpacks every lookup or insert would scan the whole
-  // key (docs/keys.md).
-  Queue h;
-  RawValkey raw;
+  // key (docs/keys.md). A server of its own: the repair one key a step
+  // below walks the whole keyspace.
+  PrivateServer server(free_port());
+  server.start();
+  Queue h(connect_client(nullptr, server.url()));
+  RawValkey raw("127.0.0.1", server.port());
   for (const char *name : {"gactive", "glive", "gserved", "att"}) {
     INFO(name);
     CHECK(encoding(raw, h.key(name)) == "hashtable");

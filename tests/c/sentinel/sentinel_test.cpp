@@ -73,16 +73,7 @@ struct Delivery {
 TEST_CASE("a Sentinel failover is followed by the engine and producers and a blocking claim",
           "[sentinel]") {
   PrivateServer primary(free_port()), r1(free_port()), r2(free_port());
-  primary.start();
-  r1.start();
-  r2.start();
-  RawValkey praw("127.0.0.1", primary.port());
-  for (PrivateServer *r : {&r1, &r2}) {
-    RawValkey raw("127.0.0.1", r->port());
-    raw.must({"REPLICAOF", "127.0.0.1", std::to_string(primary.port())});
-  }
-  praw.must({"SET", "sentinel-test-mark", "1"});
-  REQUIRE(praw.integer({"WAIT", "2", "20000"}) == 2);
+  start_primary_and_replicas(primary, r1, r2);
   SentinelProc sentinel("emq", primary.port());
   sentinel.wait_for_replicas(2, 20000);
   const int dead_sentinel = free_port();  // asked first, answers nothing

@@ -11,6 +11,19 @@
 
 namespace emqtest {
 
+void start_primary_and_replicas(PrivateServer &primary, PrivateServer &r1, PrivateServer &r2) {
+  primary.start();
+  r1.start();
+  r2.start();
+  RawValkey praw("127.0.0.1", primary.port());
+  for (PrivateServer *r : {&r1, &r2}) {
+    RawValkey raw("127.0.0.1", r->port());
+    raw.must({"REPLICAOF", "127.0.0.1", std::to_string(primary.port())});
+  }
+  praw.must({"SET", "sentinel-test-mark", "1"});
+  REQUIRE(praw.integer({"WAIT", "2", "20000"}) == 2);
+}
+
 SentinelProc::SentinelProc(const std::string &name, int primary_port, const std::string &extra,
                            int down_after_ms)
     : name_(name), port_(free_port()) {
@@ -63,6 +76,10 @@ int SentinelProc::primary_port() {
   ReplyPtr r = raw.must({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", name_});
   if (r->type != REDIS_REPLY_ARRAY || r->elements != 2) return 0;
   return std::atoi(r->element[1]->str);
+}
+
+void SentinelProc::set(const std::string &option, const std::string &value) {
+  RawValkey("127.0.0.1", port_).must({"SENTINEL", "SET", name_, option, value});
 }
 
 void SentinelProc::wait_for_replicas(int replicas, int64_t ms) {

@@ -9,6 +9,12 @@
 
 namespace emqtest {
 
+class PrivateServer;
+
+/// Starts `primary`, `r1` and `r2`, makes the two replicas of the first and
+/// returns once both have its writes: the servers a Sentinel test fails over.
+void start_primary_and_replicas(PrivateServer &primary, PrivateServer &r1, PrivateServer &r2);
+
 class SentinelProc {
  public:
   /// `extra` lines go at the end of the configuration (requirepass, auth-pass).
@@ -24,6 +30,8 @@ class SentinelProc {
   /// Waits until the Sentinel knows `replicas` healthy replicas of the
   /// primary (it then may promote one of them).
   void wait_for_replicas(int replicas, int64_t ms);
+  /// SENTINEL SET of one option of the monitored primary (down-after-milliseconds, ...).
+  void set(const std::string &option, const std::string &value);
 
  private:
   std::string name_;
