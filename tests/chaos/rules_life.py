@@ -169,8 +169,10 @@ def rule_timeout_acked(run: Run, out: List[Violation], figures: Dict[str, int]) 
             for x in part:
                 # A fault that takes writes back rewinds the job: the attempt
                 # number is given again to another delivery.
-                if x.get("type") == "completed" and x.get("att") in tmo \
-                        and not run.window_between(min(tmo[x["att"]]["t1"], x["t1"]), max(tmo[x["att"]]["t1"], x["t1"])):
+                if x.get("type") != "completed" or x.get("att") not in tmo:
+                    continue
+                a, b = sorted((tmo[x["att"]]["t1"], x["t1"]))
+                if not run.window_between(a, b):
                     out.append(Violation("timeout_acked", jid, f"attempt {x['att']} completed ({x['sid']}) and also "
                                                                f"failed \"timed out\""))
     told = {(h["who"], int(h["id"]), h["tok"]): h for h in run.events

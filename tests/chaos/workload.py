@@ -160,8 +160,8 @@ def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
         rc, jid = 0, 0
         try:
             jid = int(q.enqueue(lane, pl, delay=delay / 1000.0 if delay else None, max_attempts=max_att or None,
-                                timeout=life.get("timeout", 0) / 1000.0 or None, ttl=life.get("ttl", 0) / 1000.0 or None,
-                                expire_drop=bool(life.get("drop"))))
+                                timeout=life.get("timeout", 0) / 1000.0 or None,
+                                ttl=life.get("ttl", 0) / 1000.0 or None, expire_drop=bool(life.get("drop"))))
         except echomq.EchoMQError as e:
             rc = _code(e)
         h.record("enq", seq=seq, lane=lane, pl=pl, id=jid, rc=rc, delay=delay, max=max_att, t0=t0, t1=now_ms(), **life)
