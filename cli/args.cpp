@@ -17,6 +17,12 @@ std::string Args::get(const std::string &name, const std::string &fallback) cons
   return it == values_.end() ? fallback : it->second;
 }
 
+const std::vector<std::string> &Args::all(const std::string &name) const {
+  static const std::vector<std::string> none;
+  auto it = lists_.find(name);
+  return it == lists_.end() ? none : it->second;
+}
+
 bool looks_numeric(const std::string &word) {
   size_t i = (!word.empty() && (word[0] == '-' || word[0] == '+')) ? 1 : 0;
   if (i >= word.size()) return false;
@@ -86,6 +92,7 @@ Args parse_args(const std::vector<std::string> &argv, const std::vector<OptSpec>
           value = argv[++i];
         }
         out.values_[name] = value;
+        out.lists_[name].push_back(value);
       }
       continue;
     }
@@ -106,6 +113,7 @@ Args parse_args(const std::vector<std::string> &argv, const std::vector<OptSpec>
         value = argv[++i];
       }
       out.values_[spec->name] = value;
+      out.lists_[spec->name].push_back(value);
       break;
     }
   }

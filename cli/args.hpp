@@ -24,10 +24,13 @@ class Args {
   bool has(const std::string &name) const { return values_.count(name) != 0; }
   /// The option's value (the last one given), or `fallback` when absent.
   std::string get(const std::string &name, const std::string &fallback = "") const;
+  /// Every value given to a repeatable option, in order (empty when absent).
+  const std::vector<std::string> &all(const std::string &name) const;
   /// Positional arguments in order.
   const std::vector<std::string> &positionals() const { return positionals_; }
 
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> lists_;
   std::vector<std::string> positionals_;
 };
 

@@ -21,11 +21,39 @@ void check_payload_size(size_t len, const std::string &where) {
                       grouped(ECHOMQ_DEFAULT_MAX_PAYLOAD));
 }
 
+// --name and --header K=V (repeatable): the strings stay in Args and here,
+// both alive for the enqueue call. The library checks their limits and
+// bytes before any I/O; the CLI checks only the K=V shape.
+struct JobMeta {
+  std::vector<std::string> keys;
+  std::vector<echomq_header> headers;
+};
+
+void job_meta(const Args &a, echomq_enqueue_options &o, JobMeta &m) {
+  if (a.has("name")) {
+    if (a.get("name").empty()) throw usage_error("enqueue: --name is empty");
+    o.name = a.values_.at("name").c_str();  // the stored string: get() returns a copy
+  }
+  const auto &given = a.all("header");
+  m.keys.reserve(given.size());  // no reallocation: headers point into keys
+  for (const std::string &kv : given) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw usage_error("enqueue: --header takes KEY=VALUE, got '" + display_bytes(kv, 80) + "'");
+    for (const std::string &k : m.keys)
+      if (k == kv.substr(0, eq)) throw usage_error("enqueue: --header " + k + " is given twice");
+    m.keys.push_back(kv.substr(0, eq));
+    m.headers.push_back({m.keys.back().c_str(), kv.c_str() + eq + 1});
+  }
+  o.headers = m.headers.empty() ? nullptr : m.headers.data();
+  o.header_count = m.headers.size();
+}
+
 echomq_enqueue_options enqueue_options(const Args &a) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   if (a.has("dedup-window") && !a.has("key")) throw usage_error("enqueue: --dedup-window needs --key");
   if (a.has("key")) {
-    const std::string &k = a.get("key");
+    const std::string &k = a.values_.at("key");  // the stored string (get() returns a copy)
     if (k.empty() || k.size() > ECHOMQ_DEDUP_KEY_MAX || k.find('\0') != std::string::npos)
       throw usage_error("enqueue: --key must be 1.." + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
     o.idempotency_key = k.c_str();  // Args outlives the call
@@ -116,6 +144,8 @@ int cmd_enqueue(Context &ctx) {
   const auto &pos = ctx.args.positionals();
   const std::string group = pos[0];
   echomq_enqueue_options opts = enqueue_options(ctx.args);
+  JobMeta meta;
+  job_meta(ctx.args, opts, meta);
   if (ctx.args.has("lines")) {
     if (ctx.args.has("key")) throw usage_error("enqueue: --key takes one job (not --lines)");
     if (pos.size() > 1 && pos[1] != "-")
@@ -321,6 +351,8 @@ void add_job_commands(std::vector<Command> &out) {
         {"ttl", 0, "S", "a deadline to start, seconds from now: not started by then, it dies \"expired\""},
         {"expires-at", 0, "T", "or the deadline to start, RFC 3339 (server clock)"},
         {"expire-drop", 0, nullptr, "an expired job is removed, not dead-lettered"},
+        {"name", 0, "NAME", "the job's name (its kind, as a tasks worker dispatches on it)"},
+        {"header", 0, "K=V", "a header kept with the job (repeatable; at most 32, 4096 bytes in all)"},
         {"lines", 0, nullptr, "one job per line of standard input"},
         {"chunk", 0, "N", "jobs per batch with --lines, 1..10000 (default 1000)"}},
        1, 2, true, cmd_enqueue});

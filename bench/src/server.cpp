@@ -243,6 +243,27 @@ double Admin::cpu_seconds() {
   return std::atof(u.c_str()) + std::atof(y.c_str());
 }
 
+bool Admin::reset_stats() {
+  if (!ctx_) return false;
+  Reply r = command(ctx_, {"CONFIG", "RESETSTAT"});
+  return r && r->type == REDIS_REPLY_STATUS;
+}
+
+double Admin::script_usec() {
+  if (!ctx_) return -1;
+  Reply r = command(ctx_, {"INFO", "commandstats"});
+  if (!r || r->type != REDIS_REPLY_STRING) return -1;
+  std::string text(r->str, r->len);
+  double total = 0;
+  for (const char *cmd : {"fcall", "evalsha", "evalsha_ro"}) {
+    size_t p = text.find(std::string("cmdstat_") + cmd + ":");
+    if (p == std::string::npos) continue;
+    size_t u = text.find("usec=", p);
+    if (u != std::string::npos && u < text.find('\n', p)) total += std::atof(text.c_str() + u + 5);
+  }
+  return total;
+}
+
 std::string Admin::info_field(const std::string &section, const std::string &field) {
   if (!ctx_) return "";
   Reply r = command(ctx_, {"INFO", section});

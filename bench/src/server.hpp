@@ -63,6 +63,13 @@ class Admin {
   int64_t used_memory();
   /// used_cpu_user + used_cpu_sys of the server process (INFO cpu), or -1.
   double cpu_seconds();
+  /// CONFIG RESETSTAT: zeroes INFO commandstats; false on error.
+  bool reset_stats();
+  /// µs the server spent in script calls (FCALL, EVALSHA, EVALSHA_RO) since
+  /// the last reset_stats, from INFO commandstats: a script's own commands
+  /// are counted inside its call, the network and the client are not; -1
+  /// on error.
+  double script_usec();
   /// A field of INFO server ("valkey_version", ...), or "".
   std::string info_field(const std::string &section, const std::string &field);
 

@@ -9,6 +9,9 @@
 #
 #   bench/workers/run.sh [N=50000] [RUNS=3]
 #
+# Then the tasks layers and tracing against their baselines (tasks.py,
+# tracing.py, go/tasks, go/tracing), on the same server.
+#
 # Needs libechomq installed in $ECHOMQ_BUILD_DIR/prefix (default build/prefix;
 # built here if missing) and the echomq Python package of the same build
 # (`python3 -m pip install .`).
@@ -31,7 +34,8 @@ server="$work/valkey"
 trap 'bash "$root/tests/valkey-server.sh" stop "$server" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -o "$work/engine" "$here/engine.c" $(pkg-config --cflags --libs echomq) -lpthread
-(cd "$here/go" && go build -o "$work/workerbench" .)
+(cd "$here/go" && go build -o "$work/workerbench" . && go build -o "$work/tasksbench" ./tasks &&
+  go build -o "$work/tracingbench" ./tracing)
 # The Python package must be this build's: same version and key layout.
 pycheck() {
   python3 -c 'import echomq; print(echomq.version(), getattr(echomq, "KEY_LAYOUT", 0))'
@@ -93,3 +97,9 @@ ratio() {
     'BEGIN {printf "%.2f", a / b}'
 }
 echo "latency-bounded / fixed prefetch: $(ratio c c-fixed) at $slots slots, $(ratio c-deep c-deep-fixed) at 128"
+# The layers over the Workers, each against its own baseline in one run: the
+# tasks (App.worker, Mux; >= 0.9x) and OpenTelemetry tracing (>= 0.8x).
+python3 "$here/tasks.py" "$url" "$n" "$runs"
+python3 "$here/tracing.py" "$url" "$n" "$runs"
+echo "Go $("$work/tasksbench" "$url" "$n" "$runs")"
+echo "Go $("$work/tracingbench" "$url" "$n" "$runs")"

@@ -1,3 +1,4 @@
+--@include counts
 --@include cancelHeld
 --@include timeLimit
 -- The lifecycle on the claim path (lua/take.lua; docs/architecture.md,
@@ -12,7 +13,12 @@ function Life.takeReads(Q, C, due, checked, now)
     local G = Life.queueGate()
     C.gate = G
     if G.rate or G.bucket then checked[P .. 'qlimit'] = 'hash' end
-    if C.acks.n > 0 or C.fails.n > 0 then checked[K.wake] = 'list'; checked[K.ring] = 'list' end
+    -- Only settlements that find the queue at its ceiling may owe a wake-up
+    -- (Life.queueAfter): the keys it touches are checked only then.
+    if G.limit then G.before = jobsIn(K.leases) end
+    if (C.acks.n > 0 or C.fails.n > 0) and G.limit and G.before >= G.limit then
+      checked[K.wake] = 'list'; checked[K.ring] = 'list'
+    end
   end
   if Q.burst then  -- lua/includes/burstRing.lua: lanes move between the rings
     checked[P .. 'bring'] = 'list'; checked[P .. 'gburst'] = 'hash'

@@ -9,7 +9,9 @@
 -- settlement keeps a count for it. A claim takes min(n, room) jobs: the
 -- rotation still decides whose; at the ceiling, or out of tokens, it
 -- takes none without touching the ring.
--- The queue's gate, read once per call: {limit, rate (parsed), bucket}.
+-- The queue's gate, read once per call: {limit, rate (parsed), bucket};
+-- with a ceiling, G.before: the jobs leased before the call's first write
+-- (lua/includes/lifeTake.lua).
 function Life.queueGate()
   local v = rcall('HMGET', Life.key('qlimit'), 'limit', 'rate', 'bucket')
   return { limit = tonumber(v[1] or ''), rate = parseRate(v[2] or nil), bucket = v[3] or nil }
@@ -17,11 +19,18 @@ end
 -- The jobs the queue may lease now (room under the ceiling, whole tokens
 -- of the rate), and when that is none for want of a token, the server ms
 -- the next one is due (nil when a slot must free first).
-function Life.queueRoom(G, now)
+function Life.queueRoom(G, now, n)
   local room = math.huge
   if G.limit then
-    G.leased = jobsIn(K.leases)
-    room = math.max(G.limit - G.leased, 0)
+    -- Settlements and recoveries only lower the count read before the first
+    -- write: with the ceiling far (over n away) the room is over n anyway,
+    -- so that count stands in, and the leases are counted again only near it.
+    if G.before + n < G.limit then
+      room = G.limit - G.before
+    else
+      G.leased = jobsIn(K.leases)
+      room = math.max(G.limit - G.leased, 0)
+    end
   end
   if not G.rate and not G.bucket then return room, nil end
   local _, tok, due = rateState(G.rate, G.bucket, now)
@@ -33,7 +42,7 @@ end
 -- token's due time when there is no room for want of one) are kept for
 -- queueAfter and queueNextDue.
 function Life.queueCall(G, C, now)
-  G.room, G.due = Life.queueRoom(G, now)
+  G.room, G.due = Life.queueRoom(G, now, C.n)
   if G.room < C.n then C.n = G.room end
 end
 -- After a take call: the tokens of the `taken` jobs are spent, and when
@@ -42,11 +51,14 @@ end
 -- is woken (the ceiling left nobody else to pass the wake-up on). Only a
 -- claim that found the queue at its ceiling blocks for it, so settlements
 -- that leave the count below the ceiling they found owe no wake-up: the
--- common call reads nothing more here. G.leased: the leases counted after
--- the settlements (queueRoom), read now when the call claimed nothing.
+-- common call reads nothing more here. The leases after the settlements
+-- plus the settled are at most G.before (each accepted settlement removed a
+-- lease), so a call that found the queue below its ceiling owes none (and
+-- checked no key for it). G.leased: the leases counted after the
+-- settlements (queueRoom, near the ceiling), read now when not counted.
 function Life.queueAfter(G, taken, settled, now)
   if G.rate and taken > 0 then rcall('HSET', P .. 'qlimit', 'bucket', packBucket(G.tok - taken, now)) end
-  if settled == 0 or not G.limit then return end
+  if settled == 0 or not G.limit or G.before < G.limit then return end
   local leased = G.leased or jobsIn(K.leases)
   if leased + settled >= G.limit and leased + taken < G.limit and rcall('LLEN', K.wake) == 0
      and rcall('LLEN', K.ring) > 0 then

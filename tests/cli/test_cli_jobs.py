@@ -143,3 +143,23 @@ def test_claim_json_with_nothing_to_claim_prints_json(cli):
         assert "no job ready" in one_line_error(p)
     cli.ok("enqueue", "alice", "x")
     assert cli.json("claim")["payload"] == "x"
+
+
+def test_enqueue_name_and_headers(cli, db):
+    jid = int(cli.ok("enqueue", "alice", "x", "--name", "email:send", "--header", "tenant=acme",
+                     "--header", "trace=a=b"))
+    job = cli.json("job", str(jid))
+    assert job["name"] == "email:send" and job["headers"] == {"tenant": "acme", "trace": "a=b"}
+    out = cli.json("enqueue", "bulk", "--lines", "--name", "report", "--header", "k=v", input="1\n2\n")
+    for i in range(out["first_id"], out["last_id"] + 1):
+        assert cli.json("job", str(i))["name"] == "report"
+        assert cli.json("job", str(i))["headers"] == {"k": "v"}
+    assert cli.json("job", str(int(cli.ok("enqueue", "alice", "plain"))))["name"] == ""
+    before = db.snapshot()
+    for bad, says in [(["--header", "novalue"], "KEY=VALUE"), (["--header", "=v"], "KEY=VALUE"),
+                      (["--header", "k=1", "--header", "k=2"], "given twice"), (["--name", ""], "empty"),
+                      (["--name", "n" * 129], "name"), (["--header", "k=a\x01b"], "control")]:
+        p = cli.run("enqueue", "alice", "x", *bad)
+        assert p.returncode == USAGE, (bad, p.returncode, p.stderr)
+        assert says in one_line_error(p), (bad, one_line_error(p))
+    assert db.snapshot() == before  # refused before anything was written

@@ -189,6 +189,10 @@ def test_verify_dead_letters_and_jobs(dash, client, qname):
     job = body["job"]
     assert (job["state"], job["lane"], job["attempt"], job["last_error"]) == ("dead", "g", 1, "error 0")
     assert "payload" not in job and job["payload_bytes"] == len(b"payload-0"), "payloads need --show-payloads"
+    assert job["name"] == "" and job["headers"] == {}
+    named = q.enqueue("g", b"x", name="email:send", headers={"tenant": "acme"})
+    status, body = dash.get(api(dash, qname, f"/jobs/{named}"))
+    assert (body["job"]["name"], body["job"]["headers"]) == ("email:send", {"tenant": "acme"})
     status, body = dash.get(api(dash, qname, "/jobs/999999"))
     assert status == 404 and "no job 999999" in body["error"]
     for bad in ("0", "abc", "-3", str(2**64)):

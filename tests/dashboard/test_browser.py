@@ -282,3 +282,13 @@ def test_a_job_page_shows_its_parent_and_children(browser, page, client, qname):
     link = browser.find_element(By.CSS_SELECTOR, "#flow-parent a")
     assert link.text == str(r.root)
     q.delete_flow(r.root)
+
+
+def test_a_job_page_shows_its_name_and_headers(browser, page, client, qname):
+    jid = client.queue(qname).enqueue("g", b"x", name="email:send", headers={"tenant": "acme", "k": "v"})
+    page(f"/queues/{qname}/jobs/{jid}")
+    wait_for("the job", lambda: browser.find_elements(By.CSS_SELECTOR, '#job dd[data-field="name"]'))
+    assert browser.find_element(By.CSS_SELECTOR, '#job dd[data-field="name"]').text == "email:send"
+    assert browser.find_element(By.CSS_SELECTOR, '#job dd[data-field="headers"]').text.split("\n") == \
+        ["tenant: acme", "k: v"]
+    client.queue(qname).purge("g")

@@ -1,5 +1,5 @@
-"""Every code block of README.md, bindings/python/README.md and
-bindings/go/README.md, run against a real valkey-server or compiled, as
+"""Every code block of README.md, bindings/python/README.md,
+bindings/go/README.md and docs/migrating.md, run against a real valkey-server or compiled, as
 its doc-test comment says (tests/docs/README.md): docs that cannot drift.
 
 Each block runs on a flushed server, with the README's default URL
@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from emq_valkey import Resp, Server  # noqa: E402
 
-DOCS = [ROOT / "README.md", ROOT / "bindings/python/README.md", ROOT / "bindings/go/README.md"]
+DOCS = [ROOT / "README.md", ROOT / "bindings/python/README.md", ROOT / "bindings/go/README.md",
+        ROOT / "docs/migrating.md"]
 if os.environ.get("ECHOMQ_DOCS_FILES"):  # other Markdown files, to try the runner on them
     DOCS = [Path(p).resolve() for p in os.environ["ECHOMQ_DOCS_FILES"].split()]
 BUILD = Path(os.environ.get("ECHOMQ_BUILD_DIR", ROOT / "build"))

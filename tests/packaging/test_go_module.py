@@ -125,7 +125,12 @@ def test_outside_module_gets_the_tag_builds_and_runs(tmp_path: Path, prefix: Pat
     gomod = (app / "go.mod").read_text()
     assert re.search(rf"^require {re.escape(MODULE)} {re.escape(version)}$", gomod, re.M), gomod
     assert "replace" not in gomod
-    assert (tmp_path / "modcache" / f"{MODULE}@{version}" / "echomq" / "client.go").exists()
+    got_dir = tmp_path / "modcache" / f"{MODULE}@{version}"
+    assert (got_dir / "echomq" / "client.go").exists()
+    # The tracing module (bindings/go/otel, its own go.mod) is not in the core's
+    # zip, and the core depends on nothing: no OpenTelemetry comes with it.
+    assert not (got_dir / "otel").exists()
+    assert "require" not in (got_dir / "go.mod").read_text()
 
     # Static by default: libechomq is inside the binary, nothing to find at run time.
     needed = _run(["readelf", "-d", str(app / "emqapp")]).stdout

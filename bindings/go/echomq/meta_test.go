@@ -52,3 +52,30 @@ func TestJobNameAndHeaders(t *testing.T) {
 	}
 	assertVerified(t, q)
 }
+
+// WithHeader adds one header beside those given, never over one of theirs,
+// and a later WithHeaders replaces them all.
+func TestWithHeaderAddsBesideTheGivenOnes(t *testing.T) {
+	c := dial(t)
+	q := newQueue(t, c)
+	bg := ctxT(t)
+	cases := []struct {
+		opts []EnqueueOption
+		want map[string]string
+	}{
+		{[]EnqueueOption{WithHeader("a", "1")}, map[string]string{"a": "1"}},
+		{[]EnqueueOption{WithHeaders(map[string]string{"a": "mine", "b": "2"}), WithHeader("a", "1"), WithHeader("c", "3")},
+			map[string]string{"a": "mine", "b": "2", "c": "3"}},
+		{[]EnqueueOption{WithHeader("a", "1"), WithHeaders(map[string]string{"b": "2"})}, map[string]string{"b": "2"}},
+	}
+	for i, tc := range cases {
+		id := must(q.Enqueue(bg, "a", nil, tc.opts...))(t)
+		if j := must(q.Job(bg, id))(t); !maps.Equal(j.Headers, tc.want) {
+			t.Fatalf("case %d: headers %v, want %v", i, j.Headers, tc.want)
+		}
+	}
+	if _, err := q.Enqueue(bg, "a", nil, WithHeader("k", "a\tb")); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a tab in a header: %v", err)
+	}
+	assertVerified(t, q)
+}

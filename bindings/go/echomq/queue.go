@@ -28,17 +28,16 @@ func (q *Queue) Client() *Client { return q.c }
 type enqueueConfig struct {
 	delay       time.Duration
 	maxAttempts uint32
-	key         string        // WithKey
-	keyed       bool          // WithKey was given
-	window      time.Duration // WithDedupWindow; 0 = the default
-	keep        time.Duration // WithKeep
-	keepLast    uint64        // WithKeep
-	estimate    uint64        // WithCostEstimate
-	at          time.Time     // WithAt
-	life        jobLimits     // WithTimeout, WithTTL, WithExpiresAt, WithExpireDrop (lifecycle.go)
-	name        string        // WithName
-	headers     string        // WithHeaders: "key\tvalue" entries joined by "\n"
-	headersErr  error         // WithHeaders: a key or value no job may carry
+	key         string            // WithKey
+	keyed       bool              // WithKey was given
+	window      time.Duration     // WithDedupWindow; 0 = the default
+	keep        time.Duration     // WithKeep
+	keepLast    uint64            // WithKeep
+	estimate    uint64            // WithCostEstimate
+	at          time.Time         // WithAt
+	life        jobLimits         // WithTimeout, WithTTL, WithExpiresAt, WithExpireDrop (lifecycle.go)
+	name        string            // WithName
+	headers     map[string]string // WithHeaders, WithHeader
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -82,73 +81,94 @@ func WithName(name string) EnqueueOption {
 // WithHeaders gives the job a small map of string headers (Job.Headers):
 // at most 32 (ECHOMQ_HEADERS_MAX), keys and values 4,096 bytes in all
 // (ECHOMQ_HEADERS_BYTES_MAX), no control character. A later WithHeaders
-// replaces an earlier one.
+// replaces an earlier one (and the WithHeader entries before it).
 func WithHeaders(h map[string]string) EnqueueOption {
 	return func(c *enqueueConfig) {
-		c.headers, c.headersErr = "", nil
-		keys := make([]string, 0, len(h))
-		for k := range h {
-			keys = append(keys, k)
+		c.headers = make(map[string]string, len(h))
+		for k, v := range h {
+			c.headers[k] = v
 		}
-		sort.Strings(keys) // one order, whatever the map's
-		var b strings.Builder
-		for i, k := range keys {
-			if strings.ContainsAny(k, "\x00\t\n") || strings.ContainsAny(h[k], "\x00\t\n") {
-				c.headersErr = invalid("WithHeaders: header " + strconv.Quote(k) + " holds a control character")
-				return
-			}
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(k)
-			b.WriteByte('\t')
-			b.WriteString(h[k])
-		}
-		c.headers = b.String()
 	}
+}
+
+// WithHeader adds one header to the job's headers, unless they hold that
+// key already (a header given before wins): how a layer over Enqueue, such
+// as tracing, adds its own beside the caller's. Limits as WithHeaders'.
+func WithHeader(key, value string) EnqueueOption {
+	return func(c *enqueueConfig) {
+		if c.headers == nil {
+			c.headers = map[string]string{}
+		}
+		if _, given := c.headers[key]; !given {
+			c.headers[key] = value
+		}
+	}
+}
+
+// encodeHeaders gives headers as the C shim takes them: "key\tvalue"
+// entries joined by "\n", in key order whatever the map's.
+func encodeHeaders(h map[string]string) (string, error) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if strings.ContainsAny(k, "\x00\t\n") || strings.ContainsAny(h[k], "\x00\t\n") {
+			return "", invalid("WithHeaders: header " + strconv.Quote(k) + " holds a control character")
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(k)
+		b.WriteByte('\t')
+		b.WriteString(h[k])
+	}
+	return b.String(), nil
 }
 
 // enqueueOptions applies opts and gives the numbers of the one enqueue shim
 // (capi EMQGO_EOPT_*), every duration checked in Go's terms first.
-func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
+func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, string, error) {
 	var cfg enqueueConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
 	nums := make([]int64, capi.EMQGO_EOPT_NUMS)
-	if cfg.headersErr != nil {
-		return cfg, nil, cfg.headersErr
+	headers, err := encodeHeaders(cfg.headers)
+	if err != nil {
+		return cfg, nil, "", err
 	}
 	if hasNUL(cfg.name) {
-		return cfg, nil, invalid("WithName: the name holds a NUL byte")
+		return cfg, nil, "", invalid("WithName: the name holds a NUL byte")
 	}
-	var err error
 	if nums[capi.EMQGO_EOPT_DELAY_MS], err = durationMS("WithDelay: the delay", cfg.delay, 0, delayMax); err != nil {
-		return cfg, nil, err
+		return cfg, nil, "", err
 	}
 	if nums[capi.EMQGO_EOPT_DEDUP_WINDOW_MS], err = durationMS("WithDedupWindow: the window", cfg.window, 0,
 		dedupWindowMax); err != nil {
-		return cfg, nil, err
+		return cfg, nil, "", err
 	}
 	if nums[capi.EMQGO_EOPT_KEEP_MS], err = durationMS("WithKeep: the time", cfg.keep, 0, keepMax); err != nil {
-		return cfg, nil, err
+		return cfg, nil, "", err
 	}
 	if cfg.keyed && (cfg.key == "" || hasNUL(cfg.key)) {
-		return cfg, nil, invalid("WithKey: an idempotency key must be 1..256 bytes without NUL")
+		return cfg, nil, "", invalid("WithKey: an idempotency key must be 1..256 bytes without NUL")
 	}
 	nums[capi.EMQGO_EOPT_MAX_ATTEMPTS] = int64(cfg.maxAttempts)
 	nums[capi.EMQGO_EOPT_KEEP_LAST] = int64(cfg.keepLast)
 	nums[capi.EMQGO_EOPT_COST_ESTIMATE] = int64(min(cfg.estimate, 1<<63-1))
 	if !cfg.at.IsZero() {
 		if cfg.delay != 0 {
-			return cfg, nil, invalid("WithAt and WithDelay exclude each other")
+			return cfg, nil, "", invalid("WithAt and WithDelay exclude each other")
 		}
 		nums[capi.EMQGO_EOPT_AT_MS] = atMS(cfg.at)
 	}
 	if err = cfg.life.numbers(nums); err != nil {
-		return cfg, nil, err
+		return cfg, nil, "", err
 	}
-	return cfg, nums, nil
+	return cfg, nums, headers, nil
 }
 
 // leaseOf checks the queue's name and a lease, before a call that takes one.
@@ -181,13 +201,13 @@ func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts 
 	if err := q.checkNames(group); err != nil {
 		return 0, err
 	}
-	cfg, nums, err := enqueueOptions(opts)
+	cfg, nums, headers, err := enqueueOptions(opts)
 	if err != nil {
 		return 0, err
 	}
 	var id [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue(h, q.name, group, payload, nums, cfg.key, cfg.name, cfg.headers, id[:])
+		return capi.Enqueue(h, q.name, group, payload, nums, cfg.key, cfg.name, headers, id[:])
 	})
 	if err == nil && Code(rc) == CodeDuplicate {
 		err = ErrDuplicate
@@ -239,7 +259,7 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 	if err := q.checkNames(); err != nil {
 		return nil, nil, err
 	}
-	cfg, nums, err := enqueueOptions(opts)
+	cfg, nums, headers, err := enqueueOptions(opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -263,7 +283,7 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
-	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Enqueue_batch(h, q.name, b, nums, cfg.name, cfg.headers) })
+	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Enqueue_batch(h, q.name, b, nums, cfg.name, headers) })
 	if failed(err) {
 		return nil, nil, err
 	}

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import functools
 import inspect
 import logging
@@ -57,8 +58,11 @@ __all__ = ["connect", "AsyncClient", "AsyncQueue", "AsyncJob", "Worker"]
 
 
 async def _call(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
-    """Runs a blocking call in the loop's default executor."""
-    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kw))
+    """Runs a blocking call in the loop's default executor, in a copy of the
+    caller's context (as asyncio.to_thread does): an enqueue from a traced
+    handler is that handler's child span."""
+    ctx = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(ctx.run, fn, *args, **kw))
 
 
 async def connect(url: str, **options: Any) -> "AsyncClient":

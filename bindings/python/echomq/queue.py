@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-from . import _convert, _echomq
+from . import _convert, _echomq, _trace
 from . import flows as _flows
 from .info import Event, LaneInfo, QueueStats
 from .errors import InvalidArgument, JobPendingError, NotFoundError
@@ -155,6 +155,9 @@ class Queue(LifecycleCalls):
         k = None if key is None else _dedup_key(key)
         if k == "":
             raise InvalidArgument("idempotency key is empty (None means none)")
+        if _trace.hook is not None:  # tracing on (echomq.otel): a PRODUCER span, its context in the headers
+            return _trace.hook.send(self._name, g, options,
+                                    lambda o: JobId(*self._client._raw.enqueue(self._name, g, p, o, k)), None)
         return JobId(*self._client._raw.enqueue(self._name, g, p, options, k))
 
     def enqueue_many(
@@ -210,7 +213,13 @@ class Queue(LifecycleCalls):
         options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
         options.update(job_limits(timeout, ttl, expires_at, expire_drop))
         options.update(job_meta(name, headers))
-        out = self._client._raw.enqueue_batch(self._name, groups, payloads, keys if any(keys) else None, options)
+        ks = keys if any(keys) else None
+        if _trace.hook is not None:  # one PRODUCER span for the batch, its context in every job
+            out = _trace.hook.send(self._name, None, options,
+                                   lambda o: self._client._raw.enqueue_batch(self._name, groups, payloads, ks, o),
+                                   len(groups))
+        else:
+            out = self._client._raw.enqueue_batch(self._name, groups, payloads, ks, options)
         return [JobId(jid, dup) for jid, dup in out]
 
     @property

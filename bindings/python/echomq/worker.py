@@ -28,7 +28,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from . import _convert, _echomq
+from . import _convert, _echomq, _trace
 from .errors import EchoMQError, InvalidArgument, StaleLeaseError, error_class
 from .job import Job
 from .queue import Queue
@@ -547,7 +547,10 @@ class Worker:
             job._halted(ref.halted)
         try:
             try:
-                result = self._run_handler(job)
+                if _trace.hook is None:
+                    result = self._run_handler(job)
+                else:  # tracing on (echomq.otel): a CONSUMER span around the handler
+                    result = _trace.hook.process(self._queue.name, job, self._run_handler)
             except BaseException as exc:  # the handler's failure is the job's, not the worker's
                 self._settle(job, ref, exc, None)
                 if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread

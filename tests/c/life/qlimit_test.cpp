@@ -176,3 +176,57 @@ TEST_CASE("a sharded queue splits the ceiling between its shards", "[qlimit]") {
   CHECK(echomq_set_queue_limit(c.get(), q.c_str(), ECHOMQ_LIMIT_MAX + 1u) == ECHOMQ_EINVAL);
   CHECK(echomq_set_queue_rate(c.get(), q.c_str(), 1, 0, 0) == ECHOMQ_EINVAL);
 }
+
+// The gate counts the leases before the call's first write: far from the
+// ceiling that count stands in for the room, near it the leases are counted
+// again after the call's own settlements.
+TEST_CASE("a settlement and a claim in one call: the claim takes the room the settlement freed", "[qlimit]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("ql_settle");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_queue_limit(c.get(), q.c_str(), 3));
+  enqueue_spread(c.get(), q, 30, 3);
+  echomq_job_list *raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), kLease, 10, 0, &raw));
+  JobListPtr first(raw);
+  REQUIRE(echomq_job_list_count(first.get()) == 3);  // the room, from 0 leased
+  // At the ceiling: two acks and a fail (released) free 3 slots in the call
+  // that claims: it takes 3, never more.
+  SettlePtr s(echomq_settle_create());
+  for (size_t i = 0; i < 2; ++i) {
+    const echomq_job *j = echomq_job_list_at(first.get(), i);
+    EMQ_REQUIRE_OK(c.get(), echomq_settle_ack(s.get(), echomq_job_id(j), echomq_job_token(j)));
+  }
+  const echomq_job *f = echomq_job_list_at(first.get(), 2);
+  EMQ_REQUIRE_OK(c.get(), echomq_settle_fail(s.get(), echomq_job_id(f), echomq_job_token(f), "again",
+                                             ECHOMQ_RETRY_RELEASE));
+  raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s.get(), kLease, 10, 0, &raw));
+  JobListPtr second(raw);
+  CHECK(echomq_job_list_count(second.get()) == 3);
+  CHECK(life(c.get(), q).leased == 3);
+  // One ack and a claim of 2 at the ceiling: the call takes 1.
+  echomq_settle_clear(s.get());
+  const echomq_job *a = echomq_job_list_at(second.get(), 0);
+  EMQ_REQUIRE_OK(c.get(), echomq_settle_ack(s.get(), echomq_job_id(a), echomq_job_token(a)));
+  raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s.get(), kLease, 2, 0, &raw));
+  JobListPtr third(raw);
+  CHECK(echomq_job_list_count(third.get()) == 1);
+  CHECK(life(c.get(), q).leased == 3);
+  CHECK_FALSE(claim(c.get(), q, kLease));  // at the ceiling
+  // Below the ceiling but within the claim's reach (2 leased, 5 asked): 1.
+  ack(c.get(), q, echomq_job_list_at(third.get(), 0));
+  raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), kLease, 5, 0, &raw));
+  JobListPtr fourth(raw);
+  CHECK(echomq_job_list_count(fourth.get()) == 1);
+  CHECK(life(c.get(), q).leased == 3);
+  // Far from the ceiling: a claim takes all it asks for.
+  EMQ_REQUIRE_OK(c.get(), echomq_set_queue_limit(c.get(), q.c_str(), 100));
+  raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), kLease, 10, 0, &raw));
+  JobListPtr far(raw);
+  CHECK(echomq_job_list_count(far.get()) == 10);
+  CHECK(life(c.get(), q).leased == 13);
+  require_verified(c.get(), q);
+}

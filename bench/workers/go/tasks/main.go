@@ -9,12 +9,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
-	"strconv"
-	"sync/atomic"
 	"time"
 
+	"github.com/echomq/echomq/bench/workers/go/internal/layer"
 	"github.com/echomq/echomq/bindings/go/echomq"
 )
 
@@ -23,21 +20,11 @@ type noop struct {
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tasksbench URL [N] [RUNS]")
-		os.Exit(2)
-	}
-	url, n, runs := os.Args[1], 20000, 3
-	if len(os.Args) > 2 {
-		n, _ = strconv.Atoi(os.Args[2])
-	}
-	if len(os.Args) > 3 {
-		runs, _ = strconv.Atoi(os.Args[3])
-	}
+	url, n, runs := layer.Args("tasksbench")
 	ctx := context.Background()
 	c, err := echomq.Dial(ctx, url)
 	if err != nil {
-		fail(err)
+		layer.Fail(err)
 	}
 	defer c.Close()
 	rates := map[string][]float64{}
@@ -50,45 +37,19 @@ func main() {
 					jobs = append(jobs, echomq.BatchJob{Group: fmt.Sprintf("l%d", i%100), Payload: []byte(fmt.Sprintf(`{"i":%d}`, i))})
 				}
 				if _, err := q.EnqueueBatch(ctx, jobs, echomq.WithName("noop")); err != nil {
-					fail(err)
+					layer.Fail(err)
 				}
 			}
-			rates[kind] = append(rates[kind], drain(url, q.Name(), kind, int64(n)))
+			rates[kind] = append(rates[kind], layer.Drain(url, q.Name(), int64(n), func(done func()) echomq.Handler {
+				if kind == "raw" {
+					return func(context.Context, *echomq.Job) error { done(); return nil }
+				}
+				m := echomq.NewMux()
+				echomq.HandleJSON(m, "noop", func(_ context.Context, _ *echomq.Job, _ noop) error { done(); return nil })
+				return m.ProcessJob
+			}))
 		}
 	}
-	raw, mux := median(rates["raw"]), median(rates["mux"])
+	raw, mux := layer.Median(rates["raw"]), layer.Median(rates["mux"])
 	fmt.Printf("raw Worker %.0f jobs/s; Mux %.0f jobs/s; ratio %.3fx (medians of %d, %d jobs)\n", raw, mux, mux/raw, runs, n)
-}
-
-func drain(url, queue, kind string, total int64) float64 {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var count atomic.Int64
-	done := func() {
-		if count.Add(1) == total {
-			cancel() // the stop's drain settles the last acks
-		}
-	}
-	h := echomq.Handler(func(context.Context, *echomq.Job) error { done(); return nil })
-	if kind == "mux" {
-		m := echomq.NewMux()
-		echomq.HandleJSON(m, "noop", func(_ context.Context, _ *echomq.Job, _ noop) error { done(); return nil })
-		h = m.ProcessJob
-	}
-	w := &echomq.Worker{URL: url, Queue: queue, Concurrency: 8, Handler: h}
-	t0 := time.Now()
-	if err := w.Run(ctx); err != nil {
-		fail(err)
-	}
-	return float64(total) / time.Since(t0).Seconds()
-}
-
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	return v[len(v)/2]
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
 }

@@ -213,7 +213,9 @@ class Dashboard:
     def job_dict(self, job: Any, full: bool = False) -> Dict[str, Any]:
         d = {"id": job.id, "lane": job.group, "state": job.state, "attempt": job.attempt, "max_attempts": job.max_attempts, "enqueued_at": job.enqueued_at,
              "lease_until": job.lease_until, "due_at": job.due_at, "dead_at": job.dead_at,
-             "last_error": job.last_error, "payload_bytes": len(job.payload)}
+             "last_error": job.last_error, "payload_bytes": len(job.payload), "name": job.name or ""}
+        if full:
+            d["headers"] = dict(job.headers or {})  # metadata (a trace context, a tenant), not the payload
         if full and self.settings.show_payloads:
             d["payload"] = job.payload.decode("utf-8", "replace")
             d["payload_is_utf8"] = _is_utf8(job.payload)

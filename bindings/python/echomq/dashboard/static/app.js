@@ -460,9 +460,11 @@ function jobPage(view, queue, id) {
   (async () => {
     try {
       const j = (await api("/api/queues/" + encodeURIComponent(queue) + "/jobs/" + encodeURIComponent(id))).job;
-      const rows = [["id", j.id], ["state", j.state], ["lane", j.lane], ["attempt", j.attempt + " of " + j.max_attempts],
+      const headers = Object.entries(j.headers || {}).map(([k, v]) => k + ": " + v).join("\n");
+      const rows = [["id", j.id], ["name", j.name || "-"], ["state", j.state], ["lane", j.lane], ["attempt", j.attempt + " of " + j.max_attempts],
         ["enqueued", when(j.enqueued_at)], ["lease until", when(j.lease_until)], ["due", when(j.due_at)],
-        ["died", when(j.dead_at)], ["last error", j.last_error || "-"], ["payload size", num(j.payload_bytes) + " bytes"]];
+        ["died", when(j.dead_at)], ["last error", j.last_error || "-"], ["headers", headers || "-"],
+        ["payload size", num(j.payload_bytes) + " bytes"]];
       const dl = el("dl", { class: "job" }, ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { "data-field": k, text: String(v) })]));
       const parts = [dl, flowPart(queue, j.flow)];
       if ("payload" in j) parts.push(el("h2", { text: "Payload" + (j.payload_is_utf8 ? "" : " (not UTF-8: shown with replacement characters)") }), el("pre", { id: "payload", text: j.payload }));
