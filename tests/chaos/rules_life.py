@@ -79,7 +79,10 @@ def rule_cancel_ran(run: Run, out: List[Violation], figures: Dict[str, int]) -> 
             for e in part:
                 if e.get("type") == "canceled":
                     seen = seen or e
-                elif e.get("type") == "claimed" and seen is not None and not run.window_between(seen["t1"], e["t1"]):
+                # After in the collector's order too: stream ids do not order
+                # two primaries' entries (a failover), the collector's time does.
+                elif e.get("type") == "claimed" and seen is not None and e["t1"] > seen["t1"] \
+                        and not run.window_between(seen["t1"], e["t1"]):
                     out.append(Violation("cancel_ran", c["id"], f"claimed (attempt {e.get('att')}, stream id "
                                                                 f"{e['sid']}) after its canceled entry {seen['sid']}"))
 
@@ -148,7 +151,7 @@ def rule_expired_ran(run: Run, out: List[Violation], figures: Dict[str, int]) ->
                                                          f"{enq['srv_t']}, ttl {e['ttl']} ms)"))
         for x in part:
             if x.get("type") == "completed" and expired and expired[0]["sid"] < x["sid"] \
-                    and not run.window_between(expired[0]["t1"], x["t1"]):
+                    and x["t1"] > expired[0]["t1"] and not run.window_between(expired[0]["t1"], x["t1"]):
                 out.append(Violation("expired_ran", e["id"], f"completed ({x['sid']}) after it expired "
                                                              f"({expired[0]['sid']})"))
 
