@@ -38,10 +38,12 @@ int cmd_cancel(Context &ctx) {
     throw CliError(kExitFinished, "cancel: job " + std::to_string(id) + " has finished: nothing to cancel");
   ctx.session.check(rc, "cancel");
   const std::string state = state_word(was);
+  const bool flow = was == ECHOMQ_JOB_WAITING;  // a flow's parent: its subtree went with it
   const char *what = was == ECHOMQ_JOB_LEASED ? "marked: it settles as canceled"
                      : was == ECHOMQ_JOB_DEAD ? "canceled before: nothing changed"
-                     : flags != 0             ? "removed"
-                                              : "canceled: dead-lettered";
+                     : flags != 0             ? (flow ? "removed, with the jobs below it that had not run" : "removed")
+                     : flow ? "canceled: dead-lettered, with the jobs below it that had not run"
+                            : "canceled: dead-lettered";
   if (ctx.json) {
     print("{\"id\":" + std::to_string(id) + ",\"was\":" + json_quote(state) + ",\"result\":" + json_quote(what) +
              "}" + "\n");
@@ -123,7 +125,9 @@ void add_lifecycle_commands(std::vector<Command> &out) {
   out.push_back({"cancel", "ID [--reason R] [--remove]", "cancel a job: it never runs again",
                  "A pending or delayed job is dead-lettered at once (last error \"canceled\"),\n"
                  "or removed with --remove. A leased one is marked: it settles as canceled at\n"
-                 "its holder's next report, and a worker engine tells its handler at once.",
+                 "its holder's next report, and a worker engine tells its handler at once.\n"
+                 "A flow's parent waiting for its children goes with every job below it that\n"
+                 "has not run (running ones are marked, finished ones stay).",
                  {{"reason", 0, "R", "why, kept in the last error (\"canceled: R\")"},
                   {"remove", 0, nullptr, "remove a waiting job whole instead of dead-lettering it"}},
                  1, 1, true, cmd_cancel});

@@ -12,20 +12,24 @@
 --     canceled whatever it reports, as does its lease running out; worker
 --     engines hear of it at once from the `notice` stream;
 --   JOB_DEAD    canceled before: nothing changed.
+--   JOB_WAITING  a flow's parent waiting for its children: it and every
+--     job below it that has not run are canceled in this call (pending,
+--     delayed and waiting ones now, leased ones marked as above; finished
+--     ones stay). A job of a flow is, to its own parent, a death with
+--     reason "canceled" (its link's policy applies).
 -- {ENOTFOUND, msg}: never enqueued (above the ids minted); {EFINISHED,
 -- msg}: completed, dead for another reason, or no longer in the queue
--- (acked, or deleted); {EDEPENDS, msg}: a flow's parent waiting for its
--- children; {EINVAL, msg}, {ESERVER, msg} (a key of the wrong
+-- (acked, or deleted); {EINVAL, msg}, {ESERVER, msg} (a key of the wrong
 -- type). A refused call changes nothing.
 -- Keeps: I1 (a pending job's lane leaves the ring when it runs empty), I3
--- (a lane or the delayed set -> dead, or gone; a leased job stays leased,
--- marked, until it is settled or its lease runs out).
+-- (a lane, the delayed set or `parents` -> dead, or gone; a leased job
+-- stays leased, marked, until it is settled or its lease runs out).
 ]]
 --@include args
 --@include lane
 --@include lookup
 --@include cancelJob
---@include flowKeys
+--@include flowTree
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -48,31 +52,54 @@ if rcall('ZSCORE', K.dead, id) then
   return { EFINISHED, 'cancel: job ' .. id .. ' is dead already (' .. (err ~= '' and err or 'no reason given') ..
     '): nothing to cancel' }
 end
--- A flow's parent waiting for its children is in no lane to take it from;
--- cancelling a flow whole (its unfinished children with it) is not in this
--- release, so the call is refused and the flow goes on.
-if Q.flows and rcall('ZSCORE', FL.key('parents'), id) then
-  return { EDEPENDS, 'cancel: job ' .. id .. ' waits for its children (a flow\'s parent): cancel its ' ..
-    'children, or delete the flow (echomq_delete_flow)' }
-end
-bad = Life.cancelGuard({ g })
-if bad then return bad end
 local why = #A.reason > 0 and ('canceled: ' .. A.reason) or 'canceled'
-if rcall('ZSCORE', K.leases, id) then
-  if not rcall('HGET', Life.key('cancels'), id) then
-    rcall('HSET', Life.key('cancels'), id, why)
-    Life.set(Q, 'cancels', true)
-    Life.notice(id)
+-- A flow's parent waiting for its children goes with every job below it
+-- that has not run (flowBelow: at most FLOW_MAX, parents first); else the
+-- job alone. Every lane they wait in, the flow's keys and the k: hash of
+-- the job's own parent (which sees a death) are checked before the first
+-- write.
+local jobs, lanes, want = { id }, { g }, nil
+if Q.flows then
+  want = {}
+  for _, name in ipairs(FL.KEYS) do want[FL.key(name)] = KEY_TYPES[name] end
+  local up = rcall('HGET', FL.key('up'), id)
+  local pid = up and FL.unpackUp(up)
+  if pid and pid ~= '0' then want[FL.kids(pid)] = 'hash' end
+  if rcall('ZSCORE', FL.key('parents'), id) then
+    jobs = flowBelow(id)
+    if #jobs > FLOW_MAX then
+      return { EINVAL, 'cancel: job ' .. id .. ' heads more than ' .. FLOW_MAX .. ' unfinished jobs' }
+    end
+    local recs = callSliced('HMGET', K.jobs, jobs)
+    for i = 2, #jobs do lanes[i] = recs[i] and unpackRecord(recs[i]) or false end
   end
-  return { OK, JOB_LEASED }
 end
-local state = JOB_PENDING
-if rcall('ZREM', K.delayed, id) == 1 then
-  state = JOB_DELAYED
-else
-  local before = laneState(g)
-  rcall('ZREM', pendingKey(g), id)
-  fixRing(Q, g, before)
+local guard = {}
+for i = 1, #jobs do if lanes[i] then guard[#guard + 1] = lanes[i] end end
+bad = Life.cancelGuard(guard, want)
+if bad then return bad end
+-- Job m of lane gm leaves the place it waits in and is canceled (leased:
+-- marked). Returns the state it had, nil when it had finished already.
+local now, drop = serverNowMs(), A.flags == 'r'
+local function cancelOne(m, gm)
+  if rcall('ZSCORE', K.leases, m) then Life.mark(Q, m, why); return JOB_LEASED end
+  local state
+  if Q.flows and rcall('ZREM', FL.key('parents'), m) == 1 then
+    rcall('HDEL', FL.key('deps'), m)
+    state = JOB_WAITING
+  elseif rcall('ZREM', K.delayed, m) == 1 then
+    state = JOB_DELAYED
+  else
+    local before = laneState(gm)
+    if rcall('ZREM', pendingKey(gm), m) == 0 then return nil end
+    fixRing(Q, gm, before)
+    state = JOB_PENDING
+  end
+  Life.cancel(Q, m, gm, 'canceled', why, drop, now)
+  return state
 end
-Life.cancel(Q, id, g, 'canceled', why, A.flags == 'r', serverNowMs())
+-- The job first: its children then find their parent gone from `deps`,
+-- so their deaths count down no one.
+local state = cancelOne(id, g) or JOB_PENDING
+for i = 2, #jobs do if lanes[i] then cancelOne(jobs[i], lanes[i]) end end
 return { OK, state }

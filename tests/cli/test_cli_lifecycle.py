@@ -28,6 +28,19 @@ def test_cancel_waiting_leased_and_finished(cli):
     assert p.returncode == USAGE
 
 
+def test_cancel_a_flows_parent_cancels_what_has_not_run(cli, server, queue):
+    import echomq  # the flow is made through the library: the CLI shows and cancels flows
+
+    with echomq.connect(server["url"]) as c:
+        r = c.queue(queue).enqueue_flow(echomq.chord([echomq.step("a"), echomq.step("b")], echomq.step("c")))
+    assert cli.ok("cancel", str(r.root)) == (
+        f"job {r.root} (waiting) canceled: dead-lettered, with the jobs below it that had not run\n"
+    )
+    for jid in r.values():
+        assert cli.json("job", str(jid))["state"] == "dead"
+    assert cli.run("claim").returncode != OK
+
+
 def test_enqueue_limits_and_expiry(cli):
     cli.ok("enqueue", "g", "late", "--ttl", "0.1")
     cli.ok("enqueue", "g", "gone", "--ttl", "0.1", "--expire-drop")

@@ -94,6 +94,31 @@ def test_one_queue_and_unknown_or_bad_queue_names(dash, client, qname):
         assert status == 400 and "queue name 'bad name' may hold only" in body["error"], (path, body)
 
 
+def test_one_queue_shows_the_lifecycle_settings_and_lanes_their_burst(dash, client, qname):
+    q = client.queue(qname)
+    q.enqueue("a", b"1")
+    status, body = dash.get(api(dash, qname))
+    assert status == 200 and body["lifecycle"] == {"default_timeout": None, "queue_limit": None, "rate": None,
+                                                   "leased": 0}
+    q.default_timeout(90)
+    q.queue_limit(7)
+    q.queue_rate(50, 2, burst=60)
+    q.limit_burst("a", 2, 5)
+    status, body = dash.get(api(dash, qname))
+    assert status == 200 and body["lifecycle"] == {"default_timeout": 90.0, "queue_limit": 7,
+                                                   "rate": {"jobs": 50, "per": 2.0, "burst": 60}, "leased": 0}
+
+    def lane_a():
+        _, page = dash.get(api(dash, qname, "/lanes"))
+        return next((r for r in page["lanes"] if r["lane"] == "a" and r["burst"] == 5), None)
+    deadline = time.monotonic() + 10
+    row = lane_a()
+    while row is None and time.monotonic() < deadline:  # the sampler's next walk
+        time.sleep(0.2)
+        row = lane_a()
+    assert row is not None and row["limit"] == 2 and row["bursting"] is False
+
+
 def test_lanes_are_sorted_searched_and_paged_on_the_server(dash, client, qname):
     q = client.queue(qname)
     q.enqueue_many([(f"lane-{i:03d}", b"x") for i in range(120) for _ in range(i % 7 + 1)])
@@ -316,6 +341,15 @@ def test_cancel(dash, client, qname):
     status, out = dash.post(path, {"id": waiting, "remove": "yes"}, token=TOKEN)
     assert status == 400 and "remove must be" in out["error"]
     assert "cancel job %d" % waiting in dash.log()
+
+
+def test_cancel_a_flows_parent(dash, client, qname):
+    q = client.queue(qname)
+    r = q.enqueue_flow(echomq.chord([echomq.step("a"), echomq.step("b")], echomq.step("c")))
+    status, out = dash.post(api(dash, qname, "/actions/cancel"), {"id": r.root}, token=TOKEN)
+    assert status == 200 and out["changed"] == {"canceled": r.root, "was": "waiting", "removed": False}
+    assert all(q.job(j).state == "dead" and q.job(j).last_error == "canceled" for j in r.values())
+    assert q.verify() == []
 
 
 @pytest.mark.parametrize("action,body,token,code,words", [

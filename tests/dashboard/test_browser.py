@@ -131,6 +131,25 @@ def test_queue_page_loads_and_a_new_lane_appears_without_reload(browser, page, c
     assert browser.execute_script("return window.__marker") == 42
 
 
+def test_queue_page_shows_the_lifecycle_settings_and_a_lanes_burst(browser, page, client, qname):
+    q = client.queue(qname)
+    q.enqueue("calm", b"x")
+    q.enqueue("spiky", b"x")
+    page(f"/queues/{qname}")
+    wait_for("no settings shown", lambda: "no queue-wide ceiling" in browser.find_element(By.ID, "lifecycle").text)
+    q.queue_limit(7)
+    q.queue_rate(50, 2, burst=60)
+    q.default_timeout(90)
+    q.limit_burst("spiky", 2, 5)
+    text = wait_for("the settings on the page", lambda: (lambda t: "ceiling 7" in t and t)(
+        browser.find_element(By.ID, "lifecycle").text), timeout=15)
+    assert "queue-wide rate 50 per 2 s, burst 60" in text and "default time limit 90 s" in text
+    rows = wait_for("the burst next to the limit", lambda: (lambda r: "burst" in r.get("spiky", {}).get(
+        "active/limit", "") and r)(lane_rows(browser)), timeout=15)
+    assert rows["spiky"]["active/limit"] == "0/2 (burst 5)"
+    assert rows["calm"]["active/limit"] == "0/\u221e"
+
+
 def test_chart_shows_three_draining_lanes_that_move(browser, page, client, qname, valkey):
     q = client.queue(qname)
     q.enqueue_many([(lane, b"j") for lane in ("red", "green", "blue") for _ in range(600)])

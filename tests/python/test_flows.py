@@ -134,6 +134,35 @@ def test_delete_refuses_a_flow_job_and_delete_flow_removes_it(queue):
     assert queue.stats().pending == 0
 
 
+def test_cancel_a_chords_callback_cancels_the_group_that_has_not_run(queue):
+    r = queue.enqueue_flow(chord([step("a"), step("b"), step("c")], step("sum")))
+    held = queue.claim()  # one of the group is running
+    assert held is not None
+    assert queue.cancel(r.root, "not needed") == "waiting"
+    for jid in r.values():
+        j = queue.job(jid)
+        if jid == held.id:
+            assert j.state == "leased"
+        else:
+            assert j.state == "dead" and j.last_error == "canceled: not needed"
+    assert queue.claim() is None
+    assert queue.stats().canceled_total == 3
+    held.ack()  # settles as canceled
+    assert queue.job(held.id).state == "dead"
+
+
+async def _acancel(url, name, jid):
+    async with await echomq.aio.connect(url) as c:
+        return await c.queue(name).cancel(jid, remove=True)
+
+
+def test_asyncio_cancel_removes_a_waiting_flow(url, queue):
+    r = queue.enqueue_flow(chain(step("a"), step("b"), step("c")))
+    assert asyncio.run(_acancel(url, queue.name, r.root)) == "waiting"
+    assert queue.stats().pending == 0
+    assert all(queue.job(jid) is None for jid in r.values())
+
+
 def test_asyncio_chain_group_chord(url, make_queue):
     queue = make_queue()
 
@@ -161,15 +190,11 @@ def test_asyncio_chain_group_chord(url, make_queue):
     assert queue.stats().acked_total == 7
 
 
-def test_cancel_refuses_a_parent_that_waits_and_changes_nothing(queue):
-    # Cancelling a flow whole is not in this release: a parent waiting for
-    # its children is refused (it is in no lane to be taken from), and the
-    # flow goes on.
+def test_cancel_of_a_waiting_parent_cancels_the_flow_below_it(queue):
     r = queue.enqueue_flow(chain(step("a", "1"), step("b", "2")))
     ids = [r[k] for k in r]
     waiting = [i for i in ids if queue.job(i).state == "waiting"]
     assert len(waiting) == 1
-    with pytest.raises(echomq.FlowError, match="waits for its children"):
-        queue.cancel(waiting[0])
-    assert queue.job(waiting[0]).state == "waiting"
+    assert queue.cancel(waiting[0]) == "waiting"
+    assert all(queue.job(i).state == "dead" for i in ids)
     assert queue.verify() == []

@@ -97,10 +97,15 @@ func (l jobLimits) numbers(nums []int64) error {
 // Cancel cancels job id: it never runs again. A pending or delayed job is
 // dead-lettered at once (last error "canceled" or "canceled: <reason>"), or
 // removed with remove; a leased one is marked and settles as canceled at
-// its holder's next report (a Worker's handler is told at once). It returns
-// the state the job had (StatePending, StateDelayed, StateLeased, or StateDead:
-// it was canceled before, nothing changed). Errors: ErrNotFound (never
-// enqueued), ErrFinished (it has finished: nothing to cancel), ErrInvalid.
+// its holder's next report (a Worker's handler is told at once). A flow's
+// parent waiting for its children (StateWaiting) is canceled with every job
+// below it that has not run, in one call: waiting ones now, running ones
+// marked, finished ones left as they are. A flow's job canceled is, to its
+// own parent, a death with reason "canceled": the link's policy applies. It
+// returns the state the job had (StatePending, StateDelayed, StateWaiting,
+// StateLeased, or StateDead: it was canceled before, nothing changed).
+// Errors: ErrNotFound (never enqueued), ErrFinished (it has finished:
+// nothing to cancel), ErrInvalid.
 func (q *Queue) Cancel(ctx context.Context, id uint64, reason string, remove bool) (JobState, error) {
 	if err := q.checkNames(); err != nil {
 		return 0, err
@@ -153,6 +158,47 @@ func (q *Queue) SetQueueRate(ctx context.Context, jobs uint32, period time.Durat
 	return q.laneCall(ctx, "", func(h capi.Client) int {
 		return capi.Set_queue_rate(h, q.name, uint(jobs), ms, uint(burst))
 	})
+}
+
+// LifecycleSettings are a queue's lifecycle settings and where it stands
+// (Queue.Lifecycle; zero values: none). A lane's burst ceiling is in its
+// LaneInfo (Burst, Bursting).
+type LifecycleSettings struct {
+	DefaultTimeout time.Duration // SetDefaultTimeout; 0 = none
+	QueueLimit     uint32        // SetQueueLimit: the queue-wide ceiling; 0 = none
+	Rate           *Rate         // SetQueueRate: the queue-wide rate; nil = none
+	Leased         uint64        // jobs leased now: what the ceiling counts
+	Tokens         float64       // the queue-wide rate's tokens now; -1 without a rate
+	NextToken      time.Time     // when the rate's next token is due; zero = one is there now
+}
+
+// Lifecycle reads the queue's lifecycle settings: the default time limit,
+// the queue-wide ceiling and rate, and where they stand. A sharded queue's
+// are its shards' summed (the default time limit: the first shard's).
+// Errors: ErrInvalid (names), ErrConn, ErrTimeout, ErrServer, ErrNoPerm.
+func (q *Queue) Lifecycle(ctx context.Context) (LifecycleSettings, error) {
+	if err := q.checkNames(); err != nil {
+		return LifecycleSettings{}, err
+	}
+	n := make([]int64, capi.EMQGO_LIFE_NUMS)
+	if _, err := q.c.do(ctx, func(h capi.Client) int { return capi.Get_lifecycle(h, q.name, n) }); err != nil {
+		return LifecycleSettings{}, err
+	}
+	s := LifecycleSettings{
+		DefaultTimeout: time.Duration(n[capi.EMQGO_LIFE_DEFAULT_TIMEOUT_MS]) * time.Millisecond,
+		QueueLimit:     uint32(n[capi.EMQGO_LIFE_QUEUE_LIMIT]),
+		Leased:         uint64(n[capi.EMQGO_LIFE_LEASED]),
+		Tokens:         -1,
+		NextToken:      msTime(n[capi.EMQGO_LIFE_NEXT_TOKEN_AT_MS]),
+	}
+	if jobs := n[capi.EMQGO_LIFE_RATE_JOBS]; jobs != 0 {
+		s.Rate = &Rate{Jobs: uint32(jobs), Per: time.Duration(n[capi.EMQGO_LIFE_RATE_PERIOD_MS]) * time.Millisecond,
+			Burst: uint32(n[capi.EMQGO_LIFE_RATE_BURST])}
+	}
+	if t := n[capi.EMQGO_LIFE_TOKENS_MILLI]; t >= 0 {
+		s.Tokens = float64(t) / 1000
+	}
+	return s, nil
 }
 
 // halts tells each running handler the engine halts: its job's context is

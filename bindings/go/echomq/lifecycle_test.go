@@ -130,3 +130,56 @@ func TestWorkerHandlerContextCanceledAndTimedOut(t *testing.T) {
 	}
 	assertVerified(t, q)
 }
+
+func TestCancelAFlowsParentCancelsWhatHasNotRun(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	f := Chord([]Step{{Lane: "a"}, {Lane: "b"}, {Lane: "c"}}, Step{Lane: "sum"})
+	ids := must(q.EnqueueFlow(ctx, f, 0))(t)
+	held := must(q.Claim(ctx, time.Minute))(t) // one of the group is running
+	if st := must(q.Cancel(ctx, ids[f.Root()], "", false))(t); st != StateWaiting {
+		t.Fatalf("the parent was %v, want waiting", st)
+	}
+	for _, id := range ids {
+		j := must(q.Job(ctx, id))(t)
+		if id == held.ID {
+			if j.State != StateLeased {
+				t.Fatalf("the running job: %+v", j)
+			}
+		} else if j.State != StateDead || j.LastError != "canceled" {
+			t.Fatalf("job %d: %+v", id, j)
+		}
+	}
+	_ = held.Ack(ctx) // settles as canceled
+	if j := must(q.Job(ctx, held.ID))(t); j.State != StateDead {
+		t.Fatalf("after the ack: %+v", j)
+	}
+	assertVerified(t, q)
+}
+
+func TestLifecycleReadsTheQueuesSettings(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	if s := must(q.Lifecycle(ctx))(t); s.DefaultTimeout != 0 || s.QueueLimit != 0 || s.Rate != nil || s.Tokens != -1 {
+		t.Fatalf("none set: %+v", s)
+	}
+	mustOK(t, q.SetDefaultTimeout(ctx, 90*time.Second))
+	mustOK(t, q.SetQueueLimit(ctx, 7))
+	mustOK(t, q.SetQueueRate(ctx, 50, 2*time.Second, 60))
+	must(q.Enqueue(ctx, "g", []byte("x")))(t)
+	must(q.Claim(ctx, time.Minute))(t)
+	s := must(q.Lifecycle(ctx))(t)
+	if s.DefaultTimeout != 90*time.Second || s.QueueLimit != 7 || s.Leased != 1 {
+		t.Fatalf("settings: %+v", s)
+	}
+	if s.Rate == nil || *s.Rate != (Rate{Jobs: 50, Per: 2 * time.Second, Burst: 60}) {
+		t.Fatalf("rate: %+v", s.Rate)
+	}
+	if s.Tokens < 58 || s.Tokens > 60 {
+		t.Fatalf("tokens: %v", s.Tokens)
+	}
+	bad := &Queue{c: q.c, name: ""}
+	if _, err := bad.Lifecycle(ctx); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("no name: %v", err)
+	}
+}

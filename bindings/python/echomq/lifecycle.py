@@ -139,7 +139,14 @@ class LifecycleCalls:
         at its holder's next report, whatever that says, or when its lease
         runs out; a worker's handler is told at once (:attr:`Job.cancelled`).
 
+        A flow's parent waiting for its children (``"waiting"``) is
+        canceled with every job below it that has not run, in one call:
+        waiting ones now, running ones marked, finished ones left as they
+        are.  A flow's job canceled is, to its own parent, a death with
+        reason ``"canceled"``: the link's ``on_fail`` applies.
+
         Returns the state the job had: ``"pending"``, ``"delayed"``,
+        ``"waiting"`` (a flow's parent, canceled with its subtree),
         ``"leased"`` (marked) or ``"dead"`` (canceled before: nothing
         changed).
 

@@ -114,7 +114,10 @@ ECHOMQ_API const char *echomq_flow_info_child_result(const echomq_flow_info *fi,
  * echomq_delete refuses a job of such a flow with ECHOMQ_EDEPENDS). A job
  * in no flow is deleted as echomq_delete does. *deleted (may be NULL) gets
  * the jobs removed. Errors: EINVAL, ENOTFOUND, ELEASED (a job of the flow is
- * leased now: nothing deleted), ECONN, ETIMEOUT, ESERVER, ENOPERM, ELAYOUT. */
+ * leased now: nothing deleted), ECONN, ETIMEOUT, ESERVER, ENOPERM, ELAYOUT.
+ * To stop a flow with a job running, cancel its parent (echomq_cancel,
+ * echomq/lifecycle.h): every job below it that has not run is canceled,
+ * and the running ones when their holders next extend or settle. */
 ECHOMQ_API int echomq_delete_flow(echomq_client *c, const char *queue, uint64_t id,
                                   uint64_t *deleted);
 

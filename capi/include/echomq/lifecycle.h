@@ -46,16 +46,28 @@ extern "C" {
  *     its next lease extension (ECHOMQ_WAS_CANCELED); a worker engine learns
  *     at once (the queue's cancel notices) and tells the handler
  *     (echomq_job_halted). Cancelling it again changes nothing;
- *   ECHOMQ_JOB_DEAD: it was canceled before; nothing changed.
+ *   ECHOMQ_JOB_DEAD: it was canceled before; nothing changed;
+ *   ECHOMQ_JOB_WAITING (since 0.5.0): a flow's parent waiting for its
+ *     children (echomq/flows.h). It and every job below it that has not
+ *     finished (through parents that still wait) are canceled in this one
+ *     call: the waiting, delayed and
+ *     pending ones now (dead-lettered, or removed with
+ *     ECHOMQ_CANCEL_REMOVE), the leased ones marked as above; finished ones
+ *     stay as they are. At most ECHOMQ_FLOW_MAX jobs (one flow).
+ * A job of a flow canceled (whatever it was) is, to its own parent, a
+ * death with reason "canceled" (or "canceled: <reason>"): the link's
+ * policy applies (ECHOMQ_FLOW_FAIL: the parent dies, its last error
+ * naming the child; FLOW_IGNORE: left out; FLOW_CONTINUE: the parent runs
+ * with the death among its children's outcomes), also when it is removed.
  * Stats count it (echomq_queue_stats.canceled) and, with events on, the
  * stream gets a `canceled` entry, then `dead` (or `deleted`).
  * Errors: EINVAL (name, id 0 or above ECHOMQ_ID_MAX, unknown flags),
  * ENOTFOUND (never enqueued), EFINISHED (completed, dead for another
- * reason, or acked and gone: nothing to cancel), EDEPENDS (a flow's parent
- * waiting for its children: cancelling a flow whole is not in this release;
- * echomq_delete_flow removes it), ECONN, ETIMEOUT (unknown
- * outcome; cancelling again is safe), ESERVER, ENOPERM, ELAYOUT. A refused
- * call changes nothing. For a sharded queue the id is the sharded queue's. */
+ * reason, or acked and gone: nothing to cancel), ECONN, ETIMEOUT (unknown
+ * outcome; cancelling again is safe), ESERVER (a key of the wrong type:
+ * nothing changed, also for a flow), ENOPERM, ELAYOUT. A refused call
+ * changes nothing. (Before this release a waiting parent was refused with
+ * EDEPENDS; the call no longer returns it.) For a sharded queue the id is the sharded queue's. */
 ECHOMQ_API int echomq_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason,
                              unsigned int flags, int *was);
 

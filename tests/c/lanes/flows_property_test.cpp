@@ -1,13 +1,16 @@
 // Flows under random trees (depth <= 4, up to 200 jobs), random failures,
-// lease expiries (a worker that dies holding its jobs) and random policies:
-// every parent runs only after its last child finished, never before; a
-// parent whose child died under FLOW_FAIL dies and never runs; no parent is
-// lost (every job ends finished); verify stays clean throughout.
+// lease expiries (a worker that dies holding its jobs), random policies and
+// random cancels of waiting parents (echomq_cancel cascades): every parent
+// runs only after its last child finished, never before; a parent whose
+// child died under FLOW_FAIL dies and never runs; a job canceled before it
+// ran never runs; no parent is lost (every job ends finished); verify stays
+// clean throughout.
 #include "flows_support.hpp"
 #include "raw_valkey.hpp"
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +45,21 @@ Tree randomTree(std::mt19937 &rng, int n) {
 
 }  // namespace
 
-TEST_CASE("flows: random trees with failures, expiries and policies", "[flows][property]") {
+// Node i (a parent that waits) and every node below it through parents
+// that wait, that has not run (pending, delayed or waiting): what a cancel
+// of i cancels now. (A parent that died already left its children to run
+// on.)
+void unrun(echomq_client *c, const std::string &q, const Tree &t, const std::vector<uint64_t> &idOf, int i,
+           std::vector<int> &out) {
+  out.push_back(i);
+  for (int k : t.kids[i]) {
+    const int st = state_of(c, q, idOf[k]);
+    if (st == ECHOMQ_JOB_WAITING) unrun(c, q, t, idOf, k, out);
+    else if (st == ECHOMQ_JOB_PENDING || st == ECHOMQ_JOB_DELAYED) out.push_back(k);
+  }
+}
+
+TEST_CASE("flows: random trees with failures, expiries, policies and cancels", "[flows][property]") {
   ClientPtr cp = connect_client();
   echomq_client *c = cp.get();
   RawValkey raw;
@@ -65,7 +82,8 @@ TEST_CASE("flows: random trees with failures, expiries and policies", "[flows][p
       for (size_t k = 0; k < order.size(); ++k) idOf[order[k]] = ids[k];
       require_verified(c, q);
       const std::string parents = "emq:{" + q + "}:parents";
-      int rounds = 0, checkedParents = 0;
+      int rounds = 0, checkedParents = 0, cancels = 0;
+      std::set<int> canceled;  // canceled before they ran: never claimed
       const int64_t until = mono_ms() + 60000;
       for (;;) {
         REQUIRE(mono_ms() < until);
@@ -77,6 +95,8 @@ TEST_CASE("flows: random trees with failures, expiries and policies", "[flows][p
         for (size_t k = 0; k < got; ++k) {
           const echomq_job *j = echomq_job_list_at(list, k);
           int node = std::stoi(payload_of(j));
+          INFO("node " << node << " claimed after its cancel");
+          REQUIRE(canceled.count(node) == 0);
           // Never before the last child: each child is gone (completed) or
           // dead, and none died under FLOW_FAIL.
           for (int kid : t.kids[node]) {
@@ -97,6 +117,25 @@ TEST_CASE("flows: random trees with failures, expiries and policies", "[flows][p
             REQUIRE((st == ECHOMQ_OK || st == ECHOMQ_ESTALE));
           }  // else: the worker dies holding it; its lease runs out
         }
+        if (rng() % 12 == 0) {
+          // Cancel a parent that waits: it and every job below it that had
+          // not run are canceled (dead); leased ones are left to settle.
+          const int node = static_cast<int>(rng() % n);
+          if (!t.kids[node].empty() && state_of(c, q, idOf[node]) == ECHOMQ_JOB_WAITING) {
+            std::vector<int> waiting;
+            unrun(c, q, t, idOf, node, waiting);
+            int was = 0;
+            EMQ_REQUIRE_OK(c, echomq_cancel(c, q.c_str(), idOf[node], nullptr, 0, &was));
+            REQUIRE(was == ECHOMQ_JOB_WAITING);
+            for (int b : waiting) {
+              INFO("job " << idOf[b] << " below canceled " << idOf[node]);
+              REQUIRE(state_of(c, q, idOf[b]) == ECHOMQ_JOB_DEAD);
+              canceled.insert(b);
+            }
+            ++cancels;
+            require_verified(c, q);
+          }
+        }
         if (++rounds % 25 == 0) require_verified(c, q);
         echomq_queue_stats s = stats(c, q);
         if (s.pending + s.leased + s.delayed == 0 && raw.integer({"ZCARD", parents}) == 0) break;
@@ -116,7 +155,7 @@ TEST_CASE("flows: random trees with failures, expiries and policies", "[flows][p
       require_verified(c, q);
       REQUIRE(raw.integer({"HLEN", "emq:{" + q + "}:deps"}) == 0);
       REQUIRE(raw.integer({"HLEN", "emq:{" + q + "}:up"}) == 0);
-      INFO("parents run: " << checkedParents);
+      INFO("parents run: " << checkedParents << ", cancels: " << cancels);
     }
   }
 }

@@ -268,59 +268,59 @@ typedef _gostring_ swig_type_238;
 typedef long long swig_type_239;
 typedef _gostring_ swig_type_240;
 typedef _goslice_ swig_type_241;
-typedef long long swig_type_242;
+typedef _gostring_ swig_type_242;
 typedef _goslice_ swig_type_243;
 typedef long long swig_type_244;
 typedef _goslice_ swig_type_245;
-typedef _goslice_ swig_type_246;
-typedef long long swig_type_247;
-typedef _gostring_ swig_type_248;
-typedef _gostring_ swig_type_249;
+typedef long long swig_type_246;
+typedef _goslice_ swig_type_247;
+typedef _goslice_ swig_type_248;
+typedef long long swig_type_249;
 typedef _gostring_ swig_type_250;
 typedef _gostring_ swig_type_251;
 typedef _gostring_ swig_type_252;
-typedef _goslice_ swig_type_253;
-typedef _goslice_ swig_type_254;
+typedef _gostring_ swig_type_253;
+typedef _gostring_ swig_type_254;
 typedef _goslice_ swig_type_255;
-typedef _gostring_ swig_type_256;
-typedef _gostring_ swig_type_257;
+typedef _goslice_ swig_type_256;
+typedef _goslice_ swig_type_257;
 typedef _gostring_ swig_type_258;
 typedef _gostring_ swig_type_259;
 typedef _gostring_ swig_type_260;
 typedef _gostring_ swig_type_261;
-typedef long long swig_type_262;
+typedef _gostring_ swig_type_262;
 typedef _gostring_ swig_type_263;
-typedef _gostring_ swig_type_264;
+typedef long long swig_type_264;
 typedef _gostring_ swig_type_265;
 typedef _gostring_ swig_type_266;
-typedef long long swig_type_267;
-typedef _goslice_ swig_type_268;
+typedef _gostring_ swig_type_267;
+typedef _gostring_ swig_type_268;
 typedef long long swig_type_269;
 typedef _goslice_ swig_type_270;
-typedef _gostring_ swig_type_271;
-typedef long long swig_type_272;
-typedef long long swig_type_273;
-typedef _goslice_ swig_type_274;
-typedef _gostring_ swig_type_275;
-typedef _gostring_ swig_type_276;
-typedef _goslice_ swig_type_277;
-typedef _goslice_ swig_type_278;
-typedef _gostring_ swig_type_279;
-typedef long long swig_type_280;
+typedef long long swig_type_271;
+typedef _goslice_ swig_type_272;
+typedef _gostring_ swig_type_273;
+typedef long long swig_type_274;
+typedef long long swig_type_275;
+typedef _goslice_ swig_type_276;
+typedef _gostring_ swig_type_277;
+typedef _gostring_ swig_type_278;
+typedef _goslice_ swig_type_279;
+typedef _goslice_ swig_type_280;
 typedef _gostring_ swig_type_281;
-typedef _gostring_ swig_type_282;
+typedef long long swig_type_282;
 typedef _gostring_ swig_type_283;
 typedef _gostring_ swig_type_284;
-typedef _goslice_ swig_type_285;
-typedef long long swig_type_286;
-typedef long long swig_type_287;
+typedef _gostring_ swig_type_285;
+typedef _gostring_ swig_type_286;
+typedef _goslice_ swig_type_287;
 typedef long long swig_type_288;
-typedef _gostring_ swig_type_289;
-typedef _gostring_ swig_type_290;
-typedef long long swig_type_291;
-typedef _goslice_ swig_type_292;
+typedef long long swig_type_289;
+typedef long long swig_type_290;
+typedef _gostring_ swig_type_291;
+typedef _gostring_ swig_type_292;
 typedef long long swig_type_293;
-typedef long long swig_type_294;
+typedef _goslice_ swig_type_294;
 typedef long long swig_type_295;
 typedef long long swig_type_296;
 typedef long long swig_type_297;
@@ -329,406 +329,418 @@ typedef long long swig_type_299;
 typedef long long swig_type_300;
 typedef long long swig_type_301;
 typedef long long swig_type_302;
-typedef _gostring_ swig_type_303;
+typedef long long swig_type_303;
 typedef long long swig_type_304;
-typedef _goslice_ swig_type_305;
+typedef _gostring_ swig_type_305;
 typedef long long swig_type_306;
-typedef long long swig_type_307;
-typedef _goslice_ swig_type_308;
-extern void _wrap_Swig_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_394f16b48ca087e6(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6(void);
-extern swig_type_1 _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_type_2 _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6(void);
-extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_type_5 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_type_6 _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_type_7 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6(void);
-extern swig_type_8 _wrap_strerror_capi_394f16b48ca087e6(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_394f16b48ca087e6(void);
-extern swig_type_9 _wrap_version_string_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_check_queue_name_capi_394f16b48ca087e6(swig_type_10 arg1);
-extern swig_intgo _wrap_check_group_name_capi_394f16b48ca087e6(swig_type_11 arg1);
-extern swig_intgo _wrap_client_connect_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_12 arg2);
-extern void _wrap_client_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_13 _wrap_client_errmsg_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_394f16b48ca087e6(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_14 _wrap_job_group_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_15 _wrap_job_last_error_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_16 _wrap_job_result_dropped_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_17 _wrap_job_name_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_18 _wrap_job_header_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_19 _wrap_job_header_key_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_20 arg2);
-extern swig_type_21 _wrap_job_header_value_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_22 arg2);
-extern void _wrap_job_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_23 _wrap_job_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_24 arg2);
-extern void _wrap_job_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_batch_add_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_batch_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_28 _wrap_batch_id_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_33 arg2);
-extern swig_intgo _wrap_delete_job_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern void _wrap_batch_clear_capi_394f16b48ca087e6(uintptr_t arg1);
-extern void _wrap_batch_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3, swig_type_38 arg4);
-extern swig_intgo _wrap_ack_result_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5);
-extern swig_intgo _wrap_progress_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
-extern swig_intgo _wrap_set_retention_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
-extern swig_intgo _wrap_clear_retention_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_50 arg2);
-extern swig_intgo _wrap_set_events_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_53 arg2);
-extern swig_type_54 _wrap_event_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_55 _wrap_event_list_id_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_event_list_nfields_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_58 arg2);
-extern swig_type_59 _wrap_event_list_name_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern void _wrap_event_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3, swig_type_64 arg4, swig_type_65 arg5, swig_type_66 arg6);
-extern swig_intgo _wrap_set_weight_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
-extern swig_intgo _wrap_set_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3);
-extern swig_intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_77 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_78 arg2, swig_intgo arg3, swig_type_79 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_job_halted_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_clear_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
-extern swig_intgo _wrap_pause_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_intgo _wrap_resume_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_86 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_88 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_intgo arg4, swig_type_91 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_92 arg2, swig_type_93 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, swig_type_95 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
-extern swig_intgo _wrap_set_cap_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4);
-extern swig_intgo _wrap_clear_cap_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_110 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3, swig_type_113 arg4);
-extern swig_type_114 _wrap_lane_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
-extern swig_intgo _wrap_redrive_all_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
-extern swig_intgo _wrap_worker_start_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_type_120 arg3);
-extern swig_intgo _wrap_worker_fail_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_type_121 arg3, swig_type_122 arg4);
-extern swig_intgo _wrap_worker_discard_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_type_123 arg3);
-extern swig_intgo _wrap_worker_settle_capi_394f16b48ca087e6(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_124 arg4, swig_type_125 arg5, swig_type_126 arg6, swig_type_127 arg7, swig_type_128 arg8);
-extern swig_intgo _wrap_worker_stop_capi_394f16b48ca087e6(uintptr_t arg1, swig_intgo arg2, swig_type_129 arg3);
-extern void _wrap_worker_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_130 arg2, swig_intgo arg3);
-extern swig_type_131 _wrap_report_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_132 _wrap_report_at_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_133 arg2);
-extern void _wrap_report_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_134 _wrap_report_cursor_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6(void);
-extern uintptr_t _wrap_client_create_capi_394f16b48ca087e6(swig_intgo arg1, swig_intgo arg2, swig_type_135 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_136 arg2);
-extern void _wrap_job_outcome_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_intgo arg2, swig_type_137 arg3);
-extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_enqueue_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3, swig_type_140 arg4, swig_type_141 arg5, swig_type_142 arg6, swig_type_143 arg7, swig_type_144 arg8, swig_type_145 arg9);
-extern swig_intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_146 arg2, uintptr_t arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6);
-extern swig_intgo _wrap_wait_job_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_type_152 arg4, swig_type_153 arg5);
-extern swig_intgo _wrap_events_read_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3, swig_type_156 arg4, swig_type_157 arg5, swig_type_158 arg6);
-extern swig_type_159 _wrap_event_value_len_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_160 arg2, swig_type_161 arg3);
-extern void _wrap_event_value_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_type_164 arg4);
-extern void _wrap_job_payload_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_165 arg2);
-extern swig_intgo _wrap_get_job_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4);
-extern swig_intgo _wrap_purge_lane_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_171 arg6);
-extern swig_intgo _wrap_queues_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_172 arg2);
-extern swig_intgo _wrap_shards_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_173 arg2, swig_type_174 arg3);
-extern swig_intgo _wrap_claim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3, swig_type_177 arg4);
-extern swig_intgo _wrap_wclaim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_intgo arg4, swig_type_180 arg5);
-extern swig_intgo _wrap_bclaim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4, swig_type_184 arg5);
-extern swig_intgo _wrap_ack_claim_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_185 arg2, swig_type_186 arg3, swig_type_187 arg4, swig_type_188 arg5, swig_type_189 arg6);
-extern swig_intgo _wrap_fail_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3, swig_type_192 arg4, swig_type_193 arg5, swig_type_194 arg6, swig_type_195 arg7);
-extern swig_intgo _wrap_stats_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3);
-extern swig_intgo _wrap_lane_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_200 arg2, swig_type_201 arg3, swig_type_202 arg4);
-extern swig_intgo _wrap_lanes_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5);
-extern swig_type_207 _wrap_lane_list_group_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_208 arg2);
-extern void _wrap_lane_list_numbers_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
-extern swig_type_211 _wrap_lane_list_cursor_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_212 arg2, swig_type_213 arg3, swig_type_214 arg4, swig_type_215 arg5);
-extern swig_intgo _wrap_verify_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_216 arg2, swig_type_217 arg3);
-extern swig_intgo _wrap_repair_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_218 arg2, swig_intgo arg3, swig_type_219 arg4, swig_type_220 arg5, swig_type_221 arg6);
-extern swig_intgo _wrap_doctor_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_type_224 arg4);
-extern swig_intgo _wrap_ack_many_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_225 arg2, swig_type_226 arg3, swig_type_227 arg4, swig_type_228 arg5);
-extern swig_intgo _wrap_claim_batch_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_229 arg2, swig_type_230 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_231 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6(void);
-extern void _wrap_worker_defaults_capi_394f16b48ca087e6(swig_type_232 arg1);
-extern swig_intgo _wrap_worker_create_capi_394f16b48ca087e6(swig_type_233 arg1, swig_type_234 arg2, swig_type_235 arg3, swig_type_236 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_237 arg2);
-extern swig_intgo _wrap_cancel_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_intgo arg5, swig_type_241 arg6);
-extern swig_intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_242 arg2, swig_type_243 arg3);
-extern swig_intgo _wrap_worker_next_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_244 arg2, swig_type_245 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_worker_stats_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_246 arg2);
-extern swig_type_247 _wrap_c_heap_in_use_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_248 arg2, swig_type_249 arg3, swig_type_250 arg4, swig_type_251 arg5, swig_type_252 arg6, swig_type_253 arg7, swig_type_254 arg8, swig_type_255 arg9);
-extern swig_intgo _wrap_schedule_remove_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_256 arg2, swig_type_257 arg3);
-extern swig_intgo _wrap_schedule_pause_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_258 arg2, swig_type_259 arg3);
-extern swig_intgo _wrap_schedule_resume_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_260 arg2, swig_type_261 arg3);
-extern swig_type_262 _wrap_schedule_list_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_263 _wrap_schedule_list_next_capi_394f16b48ca087e6(uintptr_t arg1);
-extern void _wrap_schedule_list_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_schedules_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_264 arg2, swig_type_265 arg3, swig_type_266 arg4, swig_type_267 arg5, swig_type_268 arg6);
-extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6(void);
-extern void _wrap_schedule_numbers_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_269 arg2, swig_type_270 arg3);
-extern swig_type_271 _wrap_schedule_text_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_272 arg2, swig_intgo arg3);
-extern void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_273 arg2, swig_type_274 arg3);
-extern swig_intgo _wrap_schedule_next_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_275 arg2, swig_type_276 arg3, swig_type_277 arg4, swig_type_278 arg5);
-extern swig_type_279 _wrap_job_schedule_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_280 _wrap_job_tick_ms_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6(void);
-extern uintptr_t _wrap_flow_create_capi_394f16b48ca087e6(void);
-extern void _wrap_flow_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_flow_add_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_281 arg2, swig_type_282 arg3, swig_intgo arg4, swig_type_283 arg5, swig_type_284 arg6, swig_type_285 arg7);
-extern swig_type_286 _wrap_flow_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_287 _wrap_flow_id_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_288 arg2);
-extern swig_intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_289 arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_intgo _wrap_delete_flow_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_290 arg2, swig_type_291 arg3, swig_type_292 arg4);
-extern void _wrap_flow_info_free_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_flow_info_state_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_293 _wrap_flow_info_parent_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_294 _wrap_flow_info_waiting_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_295 _wrap_flow_info_count_capi_394f16b48ca087e6(uintptr_t arg1);
-extern swig_type_296 _wrap_flow_info_child_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_297 arg2);
-extern swig_intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_298 arg2);
-extern swig_type_299 _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_300 arg2);
-extern swig_type_301 _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_302 arg2);
-extern swig_intgo _wrap_flow_info_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_303 arg2, swig_type_304 arg3, swig_type_305 arg4);
-extern swig_type_306 _wrap_flow_child_bytes_capi_394f16b48ca087e6(uintptr_t arg1, swig_type_307 arg2, swig_intgo arg3, swig_type_308 arg4);
+typedef _goslice_ swig_type_307;
+typedef long long swig_type_308;
+typedef long long swig_type_309;
+typedef _goslice_ swig_type_310;
+extern void _wrap_Swig_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_d6cacb3108cbb2a1(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WAS_CANCELED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EFINISHED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMELIMIT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_HALT_CANCELED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_d6cacb3108cbb2a1(void);
+extern swig_type_1 _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_type_2 _wrap_ECHOMQ_TTL_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_d6cacb3108cbb2a1(void);
+extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_type_5 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_type_6 _wrap_ECHOMQ_KEEP_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_type_7 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_type_8 _wrap_strerror_capi_d6cacb3108cbb2a1(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_d6cacb3108cbb2a1(void);
+extern swig_type_9 _wrap_version_string_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_check_queue_name_capi_d6cacb3108cbb2a1(swig_type_10 arg1);
+extern swig_intgo _wrap_check_group_name_capi_d6cacb3108cbb2a1(swig_type_11 arg1);
+extern swig_intgo _wrap_client_connect_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_12 arg2);
+extern void _wrap_client_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_13 _wrap_client_errmsg_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_14 _wrap_job_group_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_15 _wrap_job_last_error_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_16 _wrap_job_result_dropped_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_17 _wrap_job_name_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_18 _wrap_job_header_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_19 _wrap_job_header_key_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_20 arg2);
+extern swig_type_21 _wrap_job_header_value_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_22 arg2);
+extern void _wrap_job_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_23 _wrap_job_list_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_24 arg2);
+extern void _wrap_job_list_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_batch_add_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_batch_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_28 _wrap_batch_id_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_33 arg2);
+extern swig_intgo _wrap_delete_job_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern void _wrap_batch_clear_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern void _wrap_batch_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3, swig_type_38 arg4);
+extern swig_intgo _wrap_ack_result_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5);
+extern swig_intgo _wrap_progress_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
+extern swig_intgo _wrap_set_retention_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
+extern swig_intgo _wrap_clear_retention_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_50 arg2);
+extern swig_intgo _wrap_set_events_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_53 arg2);
+extern swig_type_54 _wrap_event_list_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_55 _wrap_event_list_id_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_event_list_nfields_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_event_list_name_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern void _wrap_event_list_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3, swig_type_64 arg4, swig_type_65 arg5, swig_type_66 arg6);
+extern swig_intgo _wrap_set_weight_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_set_limit_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_set_limit_burst_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_intgo _wrap_set_default_timeout_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3);
+extern swig_intgo _wrap_set_queue_limit_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_77 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_queue_rate_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_78 arg2, swig_intgo arg3, swig_type_79 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_job_halted_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_clear_limit_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
+extern swig_intgo _wrap_pause_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_intgo _wrap_resume_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_86 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_88 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_intgo arg4, swig_type_91 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_92 arg2, swig_type_93 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, swig_type_95 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_intgo _wrap_set_cap_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4);
+extern swig_intgo _wrap_clear_cap_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_110 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3, swig_type_113 arg4);
+extern swig_type_114 _wrap_lane_list_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4);
+extern swig_intgo _wrap_redrive_all_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
+extern swig_intgo _wrap_worker_start_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_d6cacb3108cbb2a1(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_d6cacb3108cbb2a1(uintptr_t arg1, uintptr_t arg2, swig_type_120 arg3);
+extern swig_intgo _wrap_worker_fail_capi_d6cacb3108cbb2a1(uintptr_t arg1, uintptr_t arg2, swig_type_121 arg3, swig_type_122 arg4);
+extern swig_intgo _wrap_worker_discard_capi_d6cacb3108cbb2a1(uintptr_t arg1, uintptr_t arg2, swig_type_123 arg3);
+extern swig_intgo _wrap_worker_settle_capi_d6cacb3108cbb2a1(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_124 arg4, swig_type_125 arg5, swig_type_126 arg6, swig_type_127 arg7, swig_type_128 arg8);
+extern swig_intgo _wrap_worker_stop_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_intgo arg2, swig_type_129 arg3);
+extern void _wrap_worker_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_130 arg2, swig_intgo arg3);
+extern swig_type_131 _wrap_report_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_132 _wrap_report_at_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_133 arg2);
+extern void _wrap_report_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_134 _wrap_report_cursor_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_BURSTING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_DEFAULT_TIMEOUT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_QUEUE_LIMIT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_RATE_JOBS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_RATE_PERIOD_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_RATE_BURST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_LEASED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_TOKENS_MILLI_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_NEXT_TOKEN_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LIFE_NUMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_BURST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_BURSTING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_d6cacb3108cbb2a1(void);
+extern uintptr_t _wrap_client_create_capi_d6cacb3108cbb2a1(swig_intgo arg1, swig_intgo arg2, swig_type_135 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_136 arg2);
+extern void _wrap_job_outcome_copy_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_intgo arg2, swig_type_137 arg3);
+extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_TTL_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_enqueue_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3, swig_type_140 arg4, swig_type_141 arg5, swig_type_142 arg6, swig_type_143 arg7, swig_type_144 arg8, swig_type_145 arg9);
+extern swig_intgo _wrap_enqueue_batch_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_146 arg2, uintptr_t arg3, swig_type_147 arg4, swig_type_148 arg5, swig_type_149 arg6);
+extern swig_intgo _wrap_wait_job_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_type_152 arg4, swig_type_153 arg5);
+extern swig_intgo _wrap_events_read_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3, swig_type_156 arg4, swig_type_157 arg5, swig_type_158 arg6);
+extern swig_type_159 _wrap_event_value_len_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_160 arg2, swig_type_161 arg3);
+extern void _wrap_event_value_copy_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_type_164 arg4);
+extern void _wrap_job_payload_copy_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_165 arg2);
+extern swig_intgo _wrap_get_job_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4);
+extern swig_intgo _wrap_purge_lane_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_171 arg6);
+extern swig_intgo _wrap_queues_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_172 arg2);
+extern swig_intgo _wrap_shards_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_173 arg2, swig_type_174 arg3);
+extern swig_intgo _wrap_claim_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_175 arg2, swig_type_176 arg3, swig_type_177 arg4);
+extern swig_intgo _wrap_wclaim_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_intgo arg4, swig_type_180 arg5);
+extern swig_intgo _wrap_bclaim_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4, swig_type_184 arg5);
+extern swig_intgo _wrap_ack_claim_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_185 arg2, swig_type_186 arg3, swig_type_187 arg4, swig_type_188 arg5, swig_type_189 arg6);
+extern swig_intgo _wrap_fail_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3, swig_type_192 arg4, swig_type_193 arg5, swig_type_194 arg6, swig_type_195 arg7);
+extern swig_intgo _wrap_stats_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3);
+extern swig_intgo _wrap_lane_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_200 arg2, swig_type_201 arg3, swig_type_202 arg4);
+extern swig_intgo _wrap_lanes_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4, swig_type_206 arg5);
+extern swig_type_207 _wrap_lane_list_group_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_208 arg2);
+extern void _wrap_lane_list_numbers_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
+extern swig_type_211 _wrap_lane_list_cursor_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_212 arg2, swig_type_213 arg3, swig_type_214 arg4, swig_type_215 arg5);
+extern swig_intgo _wrap_verify_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_216 arg2, swig_type_217 arg3);
+extern swig_intgo _wrap_repair_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_218 arg2, swig_intgo arg3, swig_type_219 arg4, swig_type_220 arg5, swig_type_221 arg6);
+extern swig_intgo _wrap_doctor_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_type_224 arg4);
+extern swig_intgo _wrap_ack_many_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_225 arg2, swig_type_226 arg3, swig_type_227 arg4, swig_type_228 arg5);
+extern swig_intgo _wrap_claim_batch_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_229 arg2, swig_type_230 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_231 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_d6cacb3108cbb2a1(void);
+extern void _wrap_worker_defaults_capi_d6cacb3108cbb2a1(swig_type_232 arg1);
+extern swig_intgo _wrap_worker_create_capi_d6cacb3108cbb2a1(swig_type_233 arg1, swig_type_234 arg2, swig_type_235 arg3, swig_type_236 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_237 arg2);
+extern swig_intgo _wrap_cancel_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_238 arg2, swig_type_239 arg3, swig_type_240 arg4, swig_intgo arg5, swig_type_241 arg6);
+extern swig_intgo _wrap_get_lifecycle_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_242 arg2, swig_type_243 arg3);
+extern swig_intgo _wrap_worker_next_halt_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_244 arg2, swig_type_245 arg3);
+extern swig_intgo _wrap_worker_next_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_CANCELED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_worker_stats_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_248 arg2);
+extern swig_type_249 _wrap_c_heap_in_use_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_schedule_upsert_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5, swig_type_254 arg6, swig_type_255 arg7, swig_type_256 arg8, swig_type_257 arg9);
+extern swig_intgo _wrap_schedule_remove_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_258 arg2, swig_type_259 arg3);
+extern swig_intgo _wrap_schedule_pause_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_260 arg2, swig_type_261 arg3);
+extern swig_intgo _wrap_schedule_resume_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_262 arg2, swig_type_263 arg3);
+extern swig_type_264 _wrap_schedule_list_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_265 _wrap_schedule_list_next_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern void _wrap_schedule_list_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_schedules_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_266 arg2, swig_type_267 arg3, swig_type_268 arg4, swig_type_269 arg5, swig_type_270 arg6);
+extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_d6cacb3108cbb2a1(void);
+extern void _wrap_schedule_numbers_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_271 arg2, swig_type_272 arg3);
+extern swig_type_273 _wrap_schedule_text_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_274 arg2, swig_intgo arg3);
+extern void _wrap_schedule_payload_copy_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_275 arg2, swig_type_276 arg3);
+extern swig_intgo _wrap_schedule_next_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_277 arg2, swig_type_278 arg3, swig_type_279 arg4, swig_type_280 arg5);
+extern swig_type_281 _wrap_job_schedule_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_282 _wrap_job_tick_ms_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_d6cacb3108cbb2a1(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_d6cacb3108cbb2a1(void);
+extern uintptr_t _wrap_flow_create_capi_d6cacb3108cbb2a1(void);
+extern void _wrap_flow_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_flow_add_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_283 arg2, swig_type_284 arg3, swig_intgo arg4, swig_type_285 arg5, swig_type_286 arg6, swig_type_287 arg7);
+extern swig_type_288 _wrap_flow_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_289 _wrap_flow_id_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_290 arg2);
+extern swig_intgo _wrap_enqueue_flow_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_291 arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_intgo _wrap_delete_flow_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_292 arg2, swig_type_293 arg3, swig_type_294 arg4);
+extern void _wrap_flow_info_free_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_state_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_295 _wrap_flow_info_parent_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_on_fail_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_296 _wrap_flow_info_waiting_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_297 _wrap_flow_info_count_capi_d6cacb3108cbb2a1(uintptr_t arg1);
+extern swig_type_298 _wrap_flow_info_child_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_299 arg2);
+extern swig_intgo _wrap_flow_info_child_state_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_300 arg2);
+extern swig_type_301 _wrap_flow_info_child_attempts_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_302 arg2);
+extern swig_type_303 _wrap_flow_info_child_finished_at_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_304 arg2);
+extern swig_intgo _wrap_flow_info_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_305 arg2, swig_type_306 arg3, swig_type_307 arg4);
+extern swig_type_308 _wrap_flow_child_bytes_capi_d6cacb3108cbb2a1(uintptr_t arg1, swig_type_309 arg2, swig_intgo arg3, swig_type_310 arg4);
 #undef intgo
 */
 import "C"
@@ -755,8 +767,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_394f16b48ca087e6
-func cgo_panic__capi_394f16b48ca087e6(p *byte) {
+//export cgo_panic__capi_d6cacb3108cbb2a1
+func cgo_panic__capi_d6cacb3108cbb2a1(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -768,13 +780,13 @@ func cgo_panic__capi_394f16b48ca087e6(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_394f16b48ca087e6(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d6cacb3108cbb2a1(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -906,7 +918,7 @@ type ScheduleList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -914,7 +926,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -922,7 +934,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -930,7 +942,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -938,7 +950,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -946,7 +958,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -954,7 +966,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -962,7 +974,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -970,7 +982,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -978,7 +990,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -986,7 +998,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -994,7 +1006,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1002,7 +1014,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1010,7 +1022,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1018,7 +1030,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1026,7 +1038,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1034,7 +1046,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1042,7 +1054,7 @@ var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
 
 func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1050,7 +1062,7 @@ var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
 
 func _swig_getECHOMQ_WAS_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WAS_CANCELED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1058,7 +1070,7 @@ var ECHOMQ_WAS_CANCELED int = _swig_getECHOMQ_WAS_CANCELED()
 
 func _swig_getECHOMQ_EFINISHED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EFINISHED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1066,7 +1078,7 @@ var ECHOMQ_EFINISHED int = _swig_getECHOMQ_EFINISHED()
 
 func _swig_getECHOMQ_ETIMELIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMELIMIT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1074,7 +1086,7 @@ var ECHOMQ_ETIMELIMIT int = _swig_getECHOMQ_ETIMELIMIT()
 
 func _swig_getECHOMQ_CANCEL_REMOVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_CANCEL_REMOVE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1082,7 +1094,7 @@ var ECHOMQ_CANCEL_REMOVE int = _swig_getECHOMQ_CANCEL_REMOVE()
 
 func _swig_getECHOMQ_EXPIRE_DROP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EXPIRE_DROP_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1090,7 +1102,7 @@ var ECHOMQ_EXPIRE_DROP int = _swig_getECHOMQ_EXPIRE_DROP()
 
 func _swig_getECHOMQ_HALT_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_HALT_CANCELED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1098,7 +1110,7 @@ var ECHOMQ_HALT_CANCELED int = _swig_getECHOMQ_HALT_CANCELED()
 
 func _swig_getECHOMQ_HALT_TIMED_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_HALT_TIMED_OUT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1106,7 +1118,7 @@ var ECHOMQ_HALT_TIMED_OUT int = _swig_getECHOMQ_HALT_TIMED_OUT()
 
 func _swig_getECHOMQ_TIMEOUT_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1114,7 +1126,7 @@ var ECHOMQ_TIMEOUT_MAX_MS int64 = _swig_getECHOMQ_TIMEOUT_MAX_MS()
 
 func _swig_getECHOMQ_TTL_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_TTL_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1122,7 +1134,7 @@ var ECHOMQ_TTL_MAX_MS int64 = _swig_getECHOMQ_TTL_MAX_MS()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1130,7 +1142,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1138,7 +1150,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1146,7 +1158,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1154,7 +1166,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1162,7 +1174,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1170,7 +1182,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1178,7 +1190,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1186,7 +1198,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1194,7 +1206,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1202,7 +1214,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1210,7 +1222,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1218,7 +1230,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1226,7 +1238,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1234,7 +1246,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1242,7 +1254,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1250,7 +1262,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1258,7 +1270,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1266,7 +1278,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1274,7 +1286,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1282,7 +1294,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1290,7 +1302,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1298,7 +1310,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1306,7 +1318,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1314,7 +1326,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1322,7 +1334,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1330,7 +1342,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1338,7 +1350,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1346,7 +1358,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1354,7 +1366,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1362,7 +1374,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1370,7 +1382,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1378,7 +1390,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1386,7 +1398,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1394,7 +1406,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1402,7 +1414,7 @@ var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
 
 func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1410,7 +1422,7 @@ var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1418,7 +1430,7 @@ var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT
 
 func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1426,7 +1438,7 @@ var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT
 
 func _swig_getECHOMQ_SCHEDULE_NEXT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1434,7 +1446,7 @@ var ECHOMQ_SCHEDULE_NEXT_MAX int = _swig_getECHOMQ_SCHEDULE_NEXT_MAX()
 
 func _swig_getECHOMQ_SCHEDULE_LIST_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1442,7 +1454,7 @@ var ECHOMQ_SCHEDULE_LIST_MAX int = _swig_getECHOMQ_SCHEDULE_LIST_MAX()
 
 func _swig_getECHOMQ_MISSED_FIRE_ONCE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1450,7 +1462,7 @@ var ECHOMQ_MISSED_FIRE_ONCE int = _swig_getECHOMQ_MISSED_FIRE_ONCE()
 
 func _swig_getECHOMQ_MISSED_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1458,7 +1470,7 @@ var ECHOMQ_MISSED_SKIP int = _swig_getECHOMQ_MISSED_SKIP()
 
 func _swig_getECHOMQ_OVERLAP_FIRE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1466,7 +1478,7 @@ var ECHOMQ_OVERLAP_FIRE int = _swig_getECHOMQ_OVERLAP_FIRE()
 
 func _swig_getECHOMQ_OVERLAP_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1474,7 +1486,7 @@ var ECHOMQ_OVERLAP_SKIP int = _swig_getECHOMQ_OVERLAP_SKIP()
 
 func _swig_getECHOMQ_SCHEDULE_UNCHANGED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1482,7 +1494,7 @@ var ECHOMQ_SCHEDULE_UNCHANGED int = _swig_getECHOMQ_SCHEDULE_UNCHANGED()
 
 func _swig_getECHOMQ_SCHEDULE_CREATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1490,7 +1502,7 @@ var ECHOMQ_SCHEDULE_CREATED int = _swig_getECHOMQ_SCHEDULE_CREATED()
 
 func _swig_getECHOMQ_SCHEDULE_UPDATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1498,7 +1510,7 @@ var ECHOMQ_SCHEDULE_UPDATED int = _swig_getECHOMQ_SCHEDULE_UPDATED()
 
 func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1506,7 +1518,7 @@ var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
 
 func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1514,7 +1526,7 @@ var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
 
 func _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1522,7 +1534,7 @@ var ECHOMQ_DEDUP_WINDOW_MAX_MS int64 = _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS()
 
 func _swig_getECHOMQ_KEEP_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1530,7 +1542,7 @@ var ECHOMQ_KEEP_MAX_MS int64 = _swig_getECHOMQ_KEEP_MAX_MS()
 
 func _swig_getECHOMQ_RATE_PERIOD_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1538,7 +1550,7 @@ var ECHOMQ_RATE_PERIOD_MAX_MS int64 = _swig_getECHOMQ_RATE_PERIOD_MAX_MS()
 
 func _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -1547,7 +1559,7 @@ var ECHOMQ_WAIT_TIMEOUT_MAX_MS int = _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_394f16b48ca087e6(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_d6cacb3108cbb2a1(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1556,13 +1568,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_394f16b48ca087e6())
+	swig_r = (uint)(C._wrap_version_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_394f16b48ca087e6()
+	swig_r_p := C._wrap_version_string_capi_d6cacb3108cbb2a1()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1572,7 +1584,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_394f16b48ca087e6(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_d6cacb3108cbb2a1(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1582,7 +1594,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_394f16b48ca087e6(*(*C.swig_type_11)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_d6cacb3108cbb2a1(*(*C.swig_type_11)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1593,7 +1605,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1602,13 +1614,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1618,33 +1630,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1654,7 +1666,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1664,7 +1676,7 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 func Job_result_dropped(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_result_dropped_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_result_dropped_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1674,7 +1686,7 @@ func Job_result_dropped(arg1 Job) (_swig_ret string) {
 func Job_name(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_name_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_name_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1684,7 +1696,7 @@ func Job_name(arg1 Job) (_swig_ret string) {
 func Job_header_count(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_header_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_header_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1692,7 +1704,7 @@ func Job_header_key(arg1 Job, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_job_header_key_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
+	swig_r_p := C._wrap_job_header_key_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1703,7 +1715,7 @@ func Job_header_value(arg1 Job, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_job_header_value_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1))
+	swig_r_p := C._wrap_job_header_value_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1712,13 +1724,13 @@ func Job_header_value(arg1 Job, arg2 int64) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1726,18 +1738,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_394f16b48ca087e6()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_d6cacb3108cbb2a1()))
 	return swig_r
 }
 
@@ -1746,7 +1758,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1759,7 +1771,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1767,7 +1779,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
 	return swig_r
 }
 
@@ -1777,7 +1789,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1794,7 +1806,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
 	return swig_r
 }
 
@@ -1803,7 +1815,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), C.swig_type_35(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), C.swig_type_35(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1812,12 +1824,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1826,7 +1838,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_type_37(_swig_i_2), C.swig_type_38(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_type_37(_swig_i_2), C.swig_type_38(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1840,7 +1852,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1857,7 +1869,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_type_45(_swig_i_3), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_type_45(_swig_i_3), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1873,7 +1885,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), C.swig_type_49(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), C.swig_type_49(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1884,7 +1896,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1897,7 +1909,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), C.swig_type_52(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), C.swig_type_52(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1908,7 +1920,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1918,7 +1930,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1926,7 +1938,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1937,7 +1949,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1)))
 	return swig_r
 }
 
@@ -1946,7 +1958,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1), C.swig_type_61(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1), C.swig_type_61(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1955,7 +1967,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1966,7 +1978,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2), C.swig_type_64(_swig_i_3), C.swig_type_65(_swig_i_4), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2), C.swig_type_64(_swig_i_3), C.swig_type_65(_swig_i_4), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1982,7 +1994,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1997,7 +2009,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2013,7 +2025,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2030,7 +2042,7 @@ func Set_limit_burst(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_limit_burst_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_limit_burst_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2045,7 +2057,7 @@ func Set_default_timeout(arg1 Client, arg2 string, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_timeout_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), C.swig_type_76(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_timeout_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), C.swig_type_76(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2057,7 +2069,7 @@ func Set_queue_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_queue_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_queue_limit_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2071,7 +2083,7 @@ func Set_queue_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_queue_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_79(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_queue_rate_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_79(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2081,7 +2093,7 @@ func Set_queue_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint) 
 func Job_halted(arg1 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_job_halted_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_job_halted_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2090,7 +2102,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2105,7 +2117,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2120,7 +2132,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2135,7 +2147,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2147,7 +2159,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2159,7 +2171,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2174,7 +2186,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_91(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_91(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2189,7 +2201,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2206,7 +2218,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2219,7 +2231,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2235,7 +2247,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2250,7 +2262,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2265,7 +2277,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.swig_type_105(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.swig_type_105(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2277,7 +2289,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2289,7 +2301,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2304,7 +2316,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2317,7 +2329,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)), C.swig_type_113(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)), C.swig_type_113(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2330,13 +2342,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -2345,7 +2357,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2363,7 +2375,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2376,7 +2388,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2384,7 +2396,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2393,7 +2405,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2406,7 +2418,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), C.swig_type_122(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2418,7 +2430,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2435,7 +2447,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r = (int)(C._wrap_worker_settle_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_3)), C.swig_type_125(_swig_i_4), C.swig_type_126(_swig_i_5), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_7))))
+	swig_r = (int)(C._wrap_worker_settle_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_3)), C.swig_type_125(_swig_i_4), C.swig_type_126(_swig_i_5), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_7))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2453,13 +2465,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_129(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_129(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -2467,7 +2479,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2477,7 +2489,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2485,7 +2497,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2494,13 +2506,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2509,7 +2521,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2517,7 +2529,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2525,7 +2537,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2533,7 +2545,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2541,7 +2553,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2549,7 +2561,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2557,7 +2569,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2565,7 +2577,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2573,7 +2585,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2581,7 +2593,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2589,7 +2601,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2597,7 +2609,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2605,7 +2617,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2613,7 +2625,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2621,7 +2633,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2629,7 +2641,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2637,7 +2649,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2645,7 +2657,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2653,7 +2665,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2661,7 +2673,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2669,7 +2681,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2677,7 +2689,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2685,7 +2697,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2693,7 +2705,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2701,7 +2713,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2709,7 +2721,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2717,7 +2729,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2725,7 +2737,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2733,7 +2745,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2741,7 +2753,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2749,7 +2761,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2757,7 +2769,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_TENANTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2765,7 +2777,7 @@ var EMQGO_STATS_TENANTS int = _swig_getEMQGO_STATS_TENANTS()
 
 func _swig_getEMQGO_STATS_CANCELED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CANCELED_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2773,7 +2785,7 @@ var EMQGO_STATS_CANCELED_TOTAL int = _swig_getEMQGO_STATS_CANCELED_TOTAL()
 
 func _swig_getEMQGO_STATS_EXPIRED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2781,7 +2793,7 @@ var EMQGO_STATS_EXPIRED_TOTAL int = _swig_getEMQGO_STATS_EXPIRED_TOTAL()
 
 func _swig_getEMQGO_STATS_BURSTING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_BURSTING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2789,15 +2801,87 @@ var EMQGO_STATS_BURSTING int = _swig_getEMQGO_STATS_BURSTING()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
 var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
+func _swig_getEMQGO_LIFE_DEFAULT_TIMEOUT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_DEFAULT_TIMEOUT_MS_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_DEFAULT_TIMEOUT_MS int = _swig_getEMQGO_LIFE_DEFAULT_TIMEOUT_MS()
+
+func _swig_getEMQGO_LIFE_QUEUE_LIMIT() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_QUEUE_LIMIT_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_QUEUE_LIMIT int = _swig_getEMQGO_LIFE_QUEUE_LIMIT()
+
+func _swig_getEMQGO_LIFE_RATE_JOBS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_RATE_JOBS_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_RATE_JOBS int = _swig_getEMQGO_LIFE_RATE_JOBS()
+
+func _swig_getEMQGO_LIFE_RATE_PERIOD_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_RATE_PERIOD_MS_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_RATE_PERIOD_MS int = _swig_getEMQGO_LIFE_RATE_PERIOD_MS()
+
+func _swig_getEMQGO_LIFE_RATE_BURST() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_RATE_BURST_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_RATE_BURST int = _swig_getEMQGO_LIFE_RATE_BURST()
+
+func _swig_getEMQGO_LIFE_LEASED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_LEASED_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_LEASED int = _swig_getEMQGO_LIFE_LEASED()
+
+func _swig_getEMQGO_LIFE_TOKENS_MILLI() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_TOKENS_MILLI_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_TOKENS_MILLI int = _swig_getEMQGO_LIFE_TOKENS_MILLI()
+
+func _swig_getEMQGO_LIFE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_NEXT_TOKEN_AT_MS_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LIFE_NEXT_TOKEN_AT_MS()
+
+func _swig_getEMQGO_LIFE_NUMS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LIFE_NUMS_capi_d6cacb3108cbb2a1())
+	return swig_r
+}
+
+var EMQGO_LIFE_NUMS int = _swig_getEMQGO_LIFE_NUMS()
+
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2805,7 +2889,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2813,7 +2897,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2821,7 +2905,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2829,7 +2913,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2837,7 +2921,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2845,7 +2929,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2853,7 +2937,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2861,7 +2945,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2869,7 +2953,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2877,7 +2961,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2885,7 +2969,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2893,7 +2977,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2901,7 +2985,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2909,7 +2993,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2917,7 +3001,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2925,7 +3009,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2933,7 +3017,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2941,7 +3025,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2949,7 +3033,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2957,7 +3041,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2965,7 +3049,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2973,7 +3057,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2981,7 +3065,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2989,7 +3073,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -2997,7 +3081,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3005,7 +3089,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3013,7 +3097,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3021,7 +3105,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3029,7 +3113,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3037,7 +3121,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_BURST_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3045,7 +3129,7 @@ var EMQGO_LANE_BURST int = _swig_getEMQGO_LANE_BURST()
 
 func _swig_getEMQGO_LANE_BURSTING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_BURSTING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3053,7 +3137,7 @@ var EMQGO_LANE_BURSTING int = _swig_getEMQGO_LANE_BURSTING()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3067,14 +3151,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_394f16b48ca087e6(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_135(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_d6cacb3108cbb2a1(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_135(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3084,7 +3168,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3092,7 +3176,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 
 func _swig_getEMQGO_EOPT_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3100,7 +3184,7 @@ var EMQGO_EOPT_DELAY_MS int = _swig_getEMQGO_EOPT_DELAY_MS()
 
 func _swig_getEMQGO_EOPT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3108,7 +3192,7 @@ var EMQGO_EOPT_MAX_ATTEMPTS int = _swig_getEMQGO_EOPT_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3116,7 +3200,7 @@ var EMQGO_EOPT_DEDUP_WINDOW_MS int = _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3124,7 +3208,7 @@ var EMQGO_EOPT_KEEP_MS int = _swig_getEMQGO_EOPT_KEEP_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3132,7 +3216,7 @@ var EMQGO_EOPT_KEEP_LAST int = _swig_getEMQGO_EOPT_KEEP_LAST()
 
 func _swig_getEMQGO_EOPT_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3140,7 +3224,7 @@ var EMQGO_EOPT_COST_ESTIMATE int = _swig_getEMQGO_EOPT_COST_ESTIMATE()
 
 func _swig_getEMQGO_EOPT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3148,7 +3232,7 @@ var EMQGO_EOPT_AT_MS int = _swig_getEMQGO_EOPT_AT_MS()
 
 func _swig_getEMQGO_EOPT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_TIMEOUT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3156,7 +3240,7 @@ var EMQGO_EOPT_TIMEOUT_MS int = _swig_getEMQGO_EOPT_TIMEOUT_MS()
 
 func _swig_getEMQGO_EOPT_EXPIRES_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3164,7 +3248,7 @@ var EMQGO_EOPT_EXPIRES_AT_MS int = _swig_getEMQGO_EOPT_EXPIRES_AT_MS()
 
 func _swig_getEMQGO_EOPT_TTL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_TTL_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3172,7 +3256,7 @@ var EMQGO_EOPT_TTL_MS int = _swig_getEMQGO_EOPT_TTL_MS()
 
 func _swig_getEMQGO_EOPT_EXPIRE_FLAGS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3180,7 +3264,7 @@ var EMQGO_EOPT_EXPIRE_FLAGS int = _swig_getEMQGO_EOPT_EXPIRE_FLAGS()
 
 func _swig_getEMQGO_EOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3197,7 +3281,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, a
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_enqueue_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_enqueue_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3233,7 +3317,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 []int64, arg5 stri
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_enqueue_batch_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3256,7 +3340,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), C.swig_type_151(_swig_i_2), C.swig_type_152(_swig_i_3), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), C.swig_type_151(_swig_i_2), C.swig_type_152(_swig_i_3), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3274,7 +3358,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)), C.swig_type_156(_swig_i_3), C.swig_type_157(_swig_i_4), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)), C.swig_type_156(_swig_i_3), C.swig_type_157(_swig_i_4), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3292,7 +3376,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_160(_swig_i_1), C.swig_type_161(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_160(_swig_i_1), C.swig_type_161(_swig_i_2)))
 	return swig_r
 }
 
@@ -3301,7 +3385,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), C.swig_type_163(_swig_i_2), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), C.swig_type_163(_swig_i_2), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -3310,7 +3394,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3322,7 +3406,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3340,7 +3424,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3357,7 +3441,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3369,7 +3453,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3385,7 +3469,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), C.swig_type_176(_swig_i_2), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)), C.swig_type_176(_swig_i_2), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3402,7 +3486,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3419,7 +3503,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), C.swig_type_182(_swig_i_2), C.swig_type_183(_swig_i_3), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), C.swig_type_182(_swig_i_2), C.swig_type_183(_swig_i_3), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3437,7 +3521,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_1)), C.swig_type_186(_swig_i_2), C.swig_type_187(_swig_i_3), C.swig_type_188(_swig_i_4), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_1)), C.swig_type_186(_swig_i_2), C.swig_type_187(_swig_i_3), C.swig_type_188(_swig_i_4), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3456,7 +3540,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)), C.swig_type_191(_swig_i_2), C.swig_type_192(_swig_i_3), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_4)), C.swig_type_194(_swig_i_5), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_1)), C.swig_type_191(_swig_i_2), C.swig_type_192(_swig_i_3), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_4)), C.swig_type_194(_swig_i_5), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3474,7 +3558,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3489,7 +3573,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3505,7 +3589,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3525,7 +3609,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), C.swig_type_205(_swig_i_3), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), C.swig_type_205(_swig_i_3), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3542,7 +3626,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_208(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_208(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3553,7 +3637,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_209(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3562,7 +3646,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3576,7 +3660,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_1)), C.swig_type_213(_swig_i_2), C.swig_type_214(_swig_i_3), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_1)), C.swig_type_213(_swig_i_2), C.swig_type_214(_swig_i_3), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3591,7 +3675,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3609,7 +3693,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)), C.swig_type_220(_swig_i_4), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_3)), C.swig_type_220(_swig_i_4), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3628,7 +3712,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3648,7 +3732,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3672,7 +3756,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)), C.swig_type_230(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1)), C.swig_type_230(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3684,7 +3768,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3692,7 +3776,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3700,7 +3784,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3708,7 +3792,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3716,7 +3800,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3724,7 +3808,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3732,7 +3816,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3740,7 +3824,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3748,7 +3832,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3756,7 +3840,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3764,7 +3848,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3772,7 +3856,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3780,7 +3864,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3788,7 +3872,7 @@ var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
 
 func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3796,7 +3880,7 @@ var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3804,7 +3888,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_394f16b48ca087e6(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_d6cacb3108cbb2a1(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3816,7 +3900,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_394f16b48ca087e6(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_d6cacb3108cbb2a1(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3836,7 +3920,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3851,7 +3935,7 @@ func Cancel(arg1 Client, arg2 string, arg3 uint64, arg4 string, arg5 uint, arg6 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_cancel_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_1)), C.swig_type_239(_swig_i_2), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_cancel_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_1)), C.swig_type_239(_swig_i_2), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3864,12 +3948,27 @@ func Cancel(arg1 Client, arg2 string, arg3 uint64, arg4 string, arg5 uint, arg6 
 	return swig_r
 }
 
+func Get_lifecycle(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_get_lifecycle_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_242)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
 func Worker_next_halt(arg1 Worker, arg2 int64, arg3 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_halt_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_242(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_halt_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_244(_swig_i_1), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3881,7 +3980,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_244(_swig_i_1), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3890,7 +3989,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3898,7 +3997,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3906,7 +4005,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3914,7 +4013,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3922,7 +4021,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3930,7 +4029,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3938,7 +4037,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3946,7 +4045,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3954,7 +4053,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3962,7 +4061,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3970,7 +4069,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3978,7 +4077,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3986,7 +4085,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -3994,7 +4093,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4002,7 +4101,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_CANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CANCELED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4010,7 +4109,7 @@ var EMQGO_WSTATS_CANCELED int = _swig_getEMQGO_WSTATS_CANCELED()
 
 func _swig_getEMQGO_WSTATS_TIMED_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_TIMED_OUT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4018,7 +4117,7 @@ var EMQGO_WSTATS_TIMED_OUT int = _swig_getEMQGO_WSTATS_TIMED_OUT()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4028,7 +4127,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4037,13 +4136,13 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_394f16b48ca087e6())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
 func _swig_getEMQGO_SPEC_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4051,7 +4150,7 @@ var EMQGO_SPEC_EVERY_MS int = _swig_getEMQGO_SPEC_EVERY_MS()
 
 func _swig_getEMQGO_SPEC_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4059,7 +4158,7 @@ var EMQGO_SPEC_MAX_ATTEMPTS int = _swig_getEMQGO_SPEC_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SPEC_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4067,7 +4166,7 @@ var EMQGO_SPEC_KEEP_MS int = _swig_getEMQGO_SPEC_KEEP_MS()
 
 func _swig_getEMQGO_SPEC_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4075,7 +4174,7 @@ var EMQGO_SPEC_KEEP_LAST int = _swig_getEMQGO_SPEC_KEEP_LAST()
 
 func _swig_getEMQGO_SPEC_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4083,7 +4182,7 @@ var EMQGO_SPEC_COST_ESTIMATE int = _swig_getEMQGO_SPEC_COST_ESTIMATE()
 
 func _swig_getEMQGO_SPEC_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4091,7 +4190,7 @@ var EMQGO_SPEC_START_AT_MS int = _swig_getEMQGO_SPEC_START_AT_MS()
 
 func _swig_getEMQGO_SPEC_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4099,7 +4198,7 @@ var EMQGO_SPEC_END_AT_MS int = _swig_getEMQGO_SPEC_END_AT_MS()
 
 func _swig_getEMQGO_SPEC_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4107,7 +4206,7 @@ var EMQGO_SPEC_LIMIT int = _swig_getEMQGO_SPEC_LIMIT()
 
 func _swig_getEMQGO_SPEC_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4115,7 +4214,7 @@ var EMQGO_SPEC_MISSED int = _swig_getEMQGO_SPEC_MISSED()
 
 func _swig_getEMQGO_SPEC_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4123,7 +4222,7 @@ var EMQGO_SPEC_GRACE_MS int = _swig_getEMQGO_SPEC_GRACE_MS()
 
 func _swig_getEMQGO_SPEC_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4131,7 +4230,7 @@ var EMQGO_SPEC_OVERLAP int = _swig_getEMQGO_SPEC_OVERLAP()
 
 func _swig_getEMQGO_SPEC_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4148,7 +4247,7 @@ func Schedule_upsert(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 st
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_schedule_upsert_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_248)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_schedule_upsert_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4181,7 +4280,7 @@ func Schedule_remove(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_remove_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_remove_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4196,7 +4295,7 @@ func Schedule_pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_pause_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_pause_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4211,7 +4310,7 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_resume_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_resume_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4224,14 +4323,14 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 func Schedule_list_count(arg1 ScheduleList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_schedule_list_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_schedule_list_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_schedule_list_next_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_schedule_list_next_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4240,7 +4339,7 @@ func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 
 func Schedule_list_free(arg1 ScheduleList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_schedule_list_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_schedule_list_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret int) {
@@ -4251,7 +4350,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_schedules_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_3)), C.swig_type_267(_swig_i_4), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_schedules_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)), C.swig_type_269(_swig_i_4), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4269,7 +4368,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 
 func _swig_getEMQGO_SCHED_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4277,7 +4376,7 @@ var EMQGO_SCHED_EVERY_MS int = _swig_getEMQGO_SCHED_EVERY_MS()
 
 func _swig_getEMQGO_SCHED_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4285,7 +4384,7 @@ var EMQGO_SCHED_PAYLOAD_LEN int = _swig_getEMQGO_SCHED_PAYLOAD_LEN()
 
 func _swig_getEMQGO_SCHED_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4293,7 +4392,7 @@ var EMQGO_SCHED_MAX_ATTEMPTS int = _swig_getEMQGO_SCHED_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SCHED_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4301,7 +4400,7 @@ var EMQGO_SCHED_KEEP_MS int = _swig_getEMQGO_SCHED_KEEP_MS()
 
 func _swig_getEMQGO_SCHED_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4309,7 +4408,7 @@ var EMQGO_SCHED_KEEP_LAST int = _swig_getEMQGO_SCHED_KEEP_LAST()
 
 func _swig_getEMQGO_SCHED_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4317,7 +4416,7 @@ var EMQGO_SCHED_COST_ESTIMATE int = _swig_getEMQGO_SCHED_COST_ESTIMATE()
 
 func _swig_getEMQGO_SCHED_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4325,7 +4424,7 @@ var EMQGO_SCHED_START_AT_MS int = _swig_getEMQGO_SCHED_START_AT_MS()
 
 func _swig_getEMQGO_SCHED_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4333,7 +4432,7 @@ var EMQGO_SCHED_END_AT_MS int = _swig_getEMQGO_SCHED_END_AT_MS()
 
 func _swig_getEMQGO_SCHED_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4341,7 +4440,7 @@ var EMQGO_SCHED_LIMIT int = _swig_getEMQGO_SCHED_LIMIT()
 
 func _swig_getEMQGO_SCHED_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4349,7 +4448,7 @@ var EMQGO_SCHED_MISSED int = _swig_getEMQGO_SCHED_MISSED()
 
 func _swig_getEMQGO_SCHED_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4357,7 +4456,7 @@ var EMQGO_SCHED_GRACE_MS int = _swig_getEMQGO_SCHED_GRACE_MS()
 
 func _swig_getEMQGO_SCHED_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4365,7 +4464,7 @@ var EMQGO_SCHED_OVERLAP int = _swig_getEMQGO_SCHED_OVERLAP()
 
 func _swig_getEMQGO_SCHED_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4373,7 +4472,7 @@ var EMQGO_SCHED_PAUSED int = _swig_getEMQGO_SCHED_PAUSED()
 
 func _swig_getEMQGO_SCHED_NEXT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4381,7 +4480,7 @@ var EMQGO_SCHED_NEXT_AT_MS int = _swig_getEMQGO_SCHED_NEXT_AT_MS()
 
 func _swig_getEMQGO_SCHED_LAST_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4389,7 +4488,7 @@ var EMQGO_SCHED_LAST_TICK_MS int = _swig_getEMQGO_SCHED_LAST_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4397,7 +4496,7 @@ var EMQGO_SCHED_FIRED_TICK_MS int = _swig_getEMQGO_SCHED_FIRED_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4405,7 +4504,7 @@ var EMQGO_SCHED_FIRED_AT_MS int = _swig_getEMQGO_SCHED_FIRED_AT_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_JOB() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4413,7 +4512,7 @@ var EMQGO_SCHED_FIRED_JOB int = _swig_getEMQGO_SCHED_FIRED_JOB()
 
 func _swig_getEMQGO_SCHED_FIRED_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4421,7 +4520,7 @@ var EMQGO_SCHED_FIRED_STATE int = _swig_getEMQGO_SCHED_FIRED_STATE()
 
 func _swig_getEMQGO_SCHED_RUNS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4429,7 +4528,7 @@ var EMQGO_SCHED_RUNS int = _swig_getEMQGO_SCHED_RUNS()
 
 func _swig_getEMQGO_SCHED_SKIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4437,7 +4536,7 @@ var EMQGO_SCHED_SKIPS int = _swig_getEMQGO_SCHED_SKIPS()
 
 func _swig_getEMQGO_SCHED_CREATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4445,7 +4544,7 @@ var EMQGO_SCHED_CREATED_AT_MS int = _swig_getEMQGO_SCHED_CREATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_UPDATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4453,7 +4552,7 @@ var EMQGO_SCHED_UPDATED_AT_MS int = _swig_getEMQGO_SCHED_UPDATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4463,7 +4562,7 @@ func Schedule_numbers(arg1 ScheduleList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_numbers_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_269(_swig_i_1), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_numbers_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_271(_swig_i_1), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4474,7 +4573,7 @@ func Schedule_text(arg1 ScheduleList, arg2 int64, arg3 int) (_swig_ret string) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_schedule_text_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_schedule_text_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_274(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4485,7 +4584,7 @@ func Schedule_payload_copy(arg1 ScheduleList, arg2 int64, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_payload_copy_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_273(_swig_i_1), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_payload_copy_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_275(_swig_i_1), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4498,7 +4597,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_schedule_next_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_schedule_next_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4517,7 +4616,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 func Job_schedule(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_schedule_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_schedule_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4527,7 +4626,7 @@ func Job_schedule(arg1 Job) (_swig_ret string) {
 func Job_tick_ms(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_tick_ms_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_tick_ms_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4561,7 +4660,7 @@ type FlowInfo interface {
 
 func _swig_getECHOMQ_EDEPENDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4569,7 +4668,7 @@ var ECHOMQ_EDEPENDS int = _swig_getECHOMQ_EDEPENDS()
 
 func _swig_getECHOMQ_FLOW_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4577,7 +4676,7 @@ var ECHOMQ_FLOW_MAX int = _swig_getECHOMQ_FLOW_MAX()
 
 func _swig_getECHOMQ_JOB_WAITING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_d6cacb3108cbb2a1())
 	return swig_r
 }
 
@@ -4585,13 +4684,13 @@ var ECHOMQ_JOB_WAITING int = _swig_getECHOMQ_JOB_WAITING()
 
 func Flow_create() (_swig_ret Flow) {
 	var swig_r Flow
-	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_394f16b48ca087e6()))
+	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_d6cacb3108cbb2a1()))
 	return swig_r
 }
 
 func Flow_free(arg1 Flow) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_flow_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_flow_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 string, arg7 []byte) (_swig_ret int) {
@@ -4603,7 +4702,7 @@ func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 s
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_flow_add_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_flow_add_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4625,7 +4724,7 @@ func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 s
 func Flow_count(arg1 Flow) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4633,7 +4732,7 @@ func Flow_id(arg1 Flow, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_id_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_288(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_id_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_290(_swig_i_1)))
 	return swig_r
 }
 
@@ -4643,7 +4742,7 @@ func Enqueue_flow(arg1 Client, arg2 string, arg3 Flow, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_enqueue_flow_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_enqueue_flow_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4656,7 +4755,7 @@ func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_delete_flow_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_1)), C.swig_type_291(_swig_i_2), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_delete_flow_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), C.swig_type_293(_swig_i_2), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4668,41 +4767,41 @@ func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_re
 
 func Flow_info_free(arg1 FlowInfo) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_flow_info_free_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0))
+	C._wrap_flow_info_free_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0))
 }
 
 func Flow_info_state(arg1 FlowInfo) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_flow_info_state_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_flow_info_state_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_parent(arg1 FlowInfo) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_flow_info_parent_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_flow_info_parent_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_on_fail(arg1 FlowInfo) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_flow_info_on_fail_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_flow_info_on_fail_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_waiting(arg1 FlowInfo) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_info_waiting_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_info_waiting_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Flow_info_count(arg1 FlowInfo) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_flow_info_count_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_flow_info_count_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -4710,7 +4809,7 @@ func Flow_info_child(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_info_child_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_info_child_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_299(_swig_i_1)))
 	return swig_r
 }
 
@@ -4718,7 +4817,7 @@ func Flow_info_child_state(arg1 FlowInfo, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_flow_info_child_state_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_298(_swig_i_1)))
+	swig_r = (int)(C._wrap_flow_info_child_state_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_300(_swig_i_1)))
 	return swig_r
 }
 
@@ -4726,7 +4825,7 @@ func Flow_info_child_attempts(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_300(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_302(_swig_i_1)))
 	return swig_r
 }
 
@@ -4734,7 +4833,7 @@ func Flow_info_child_finished_at(arg1 FlowInfo, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_302(_swig_i_1)))
+	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_304(_swig_i_1)))
 	return swig_r
 }
 
@@ -4744,7 +4843,7 @@ func Flow_info(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_flow_info_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_1)), C.swig_type_304(_swig_i_2), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_flow_info_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_1)), C.swig_type_306(_swig_i_2), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4760,7 +4859,7 @@ func Flow_child_bytes(arg1 FlowInfo, arg2 int64, arg3 int, arg4 []byte) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int64)(C._wrap_flow_child_bytes_capi_394f16b48ca087e6(C.uintptr_t(_swig_i_0), C.swig_type_307(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int64)(C._wrap_flow_child_bytes_capi_d6cacb3108cbb2a1(C.uintptr_t(_swig_i_0), C.swig_type_309(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_394f16b48ca087e6(const char*);
+  void cgo_panic__capi_d6cacb3108cbb2a1(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_394f16b48ca087e6(p);
+  cgo_panic__capi_d6cacb3108cbb2a1(p);
 }
 
 
@@ -258,6 +258,20 @@ enum {
   EMQGO_STATS_EXPIRED_TOTAL,
   EMQGO_STATS_BURSTING,
   EMQGO_STATS_NUMS
+};
+
+/* Numbers of a queue's lifecycle settings, in this order (EMQGO_LIFE_*
+ * indexes; tokens in thousandths, -1 without a rate). */
+enum {
+  EMQGO_LIFE_DEFAULT_TIMEOUT_MS = 0,
+  EMQGO_LIFE_QUEUE_LIMIT,
+  EMQGO_LIFE_RATE_JOBS,
+  EMQGO_LIFE_RATE_PERIOD_MS,
+  EMQGO_LIFE_RATE_BURST,
+  EMQGO_LIFE_LEASED,
+  EMQGO_LIFE_TOKENS_MILLI,
+  EMQGO_LIFE_NEXT_TOKEN_AT_MS,
+  EMQGO_LIFE_NUMS
 };
 
 /* Numbers of a lane, in this order (EMQGO_LANE_* indexes). */
@@ -837,6 +851,26 @@ int emqgo_cancel(echomq_client *c, const char *queue, uint64_t id, const char *r
   *OUT_I64 = was;
   return rc;
 }
+/* The queue's lifecycle settings into nums (EMQGO_LIFE_NUMS entries). */
+int emqgo_get_lifecycle(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
+  echomq_lifecycle_settings s;
+  int64_t v[EMQGO_LIFE_NUMS];
+  size_t i;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+  int rc = echomq_get_lifecycle(c, queue, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_LIFE_DEFAULT_TIMEOUT_MS] = s.default_timeout_ms;
+  v[EMQGO_LIFE_QUEUE_LIMIT] = (int64_t)s.queue_limit;
+  v[EMQGO_LIFE_RATE_JOBS] = (int64_t)s.rate_jobs;
+  v[EMQGO_LIFE_RATE_PERIOD_MS] = s.rate_period_ms;
+  v[EMQGO_LIFE_RATE_BURST] = (int64_t)s.rate_burst;
+  v[EMQGO_LIFE_LEASED] = (int64_t)s.leased;
+  v[EMQGO_LIFE_TOKENS_MILLI] = s.tokens < 0 ? -1 : (int64_t)(s.tokens * 1000.0);
+  v[EMQGO_LIFE_NEXT_TOKEN_AT_MS] = s.next_token_at_ms;
+  for (i = 0; i < n && i < EMQGO_LIFE_NUMS; i++) nums[i] = v[i];
+  return rc;
+}
 int emqgo_worker_next_halt(echomq_worker *w, int64_t timeout_ms, int64_t *nums, size_t n) {
   uint64_t id = 0, token = 0;
   int why = 0;
@@ -1089,7 +1123,7 @@ size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, ch
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_394f16b48ca087e6(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d6cacb3108cbb2a1(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1099,7 +1133,7 @@ void _wrap_Swig_free_capi_394f16b48ca087e6(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_394f16b48ca087e6(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d6cacb3108cbb2a1(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1112,7 +1146,7 @@ void *_wrap_Swig_malloc_capi_394f16b48ca087e6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1123,7 +1157,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1134,7 +1168,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1145,7 +1179,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_OK_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1156,7 +1190,7 @@ intgo _wrap_ECHOMQ_OK_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EMPTY_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1167,7 +1201,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1178,7 +1212,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EINVAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1189,7 +1223,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1200,7 +1234,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1211,7 +1245,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ESTALE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1222,7 +1256,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1233,7 +1267,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EFULL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1244,7 +1278,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ELEASED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1255,7 +1289,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1266,7 +1300,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1277,7 +1311,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PENDING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1288,7 +1322,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1299,7 +1333,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1310,7 +1344,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1321,7 +1355,7 @@ intgo _wrap_ECHOMQ_WAS_CANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EFINISHED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1332,7 +1366,7 @@ intgo _wrap_ECHOMQ_EFINISHED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1343,7 +1377,7 @@ intgo _wrap_ECHOMQ_ETIMELIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1354,7 +1388,7 @@ intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1365,7 +1399,7 @@ intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1376,7 +1410,7 @@ intgo _wrap_ECHOMQ_HALT_CANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1387,7 +1421,7 @@ intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1398,7 +1432,7 @@ long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1409,7 +1443,7 @@ long long _wrap_ECHOMQ_TTL_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ECONN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1454,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1431,7 +1465,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1442,7 +1476,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETLS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1453,7 +1487,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ESERVER_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1464,7 +1498,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1475,7 +1509,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EPROTO_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1486,7 +1520,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EBUSY_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1497,7 +1531,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ELOADING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1508,7 +1542,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1519,7 +1553,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EOOM_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1530,7 +1564,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1541,7 +1575,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1552,7 +1586,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1563,7 +1597,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1574,7 +1608,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1585,7 +1619,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1596,7 +1630,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1607,7 +1641,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1618,7 +1652,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1629,7 +1663,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1640,7 +1674,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1651,7 +1685,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1662,7 +1696,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1673,7 +1707,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1684,7 +1718,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1695,7 +1729,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1706,7 +1740,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1717,7 +1751,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1728,7 +1762,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1739,7 +1773,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1750,7 +1784,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1761,7 +1795,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1772,7 +1806,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1783,7 +1817,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1794,7 +1828,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1805,7 +1839,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1816,7 +1850,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1827,7 +1861,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1838,7 +1872,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1849,7 +1883,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1860,7 +1894,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1871,7 +1905,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1882,7 +1916,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1893,7 +1927,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1904,7 +1938,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1915,7 +1949,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1926,7 +1960,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1937,7 +1971,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1948,7 +1982,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1959,7 +1993,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1970,7 +2004,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_d6cacb3108cbb2a1() {
   long long result;
   long long _swig_go_result;
   
@@ -1981,7 +2015,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -1992,7 +2026,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_394f16b48ca087e6() {
 }
 
 
-_gostring_ _wrap_strerror_capi_394f16b48ca087e6(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_d6cacb3108cbb2a1(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2008,7 +2042,7 @@ _gostring_ _wrap_strerror_capi_394f16b48ca087e6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_394f16b48ca087e6() {
+intgo _wrap_version_capi_d6cacb3108cbb2a1() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -2019,7 +2053,7 @@ intgo _wrap_version_capi_394f16b48ca087e6() {
 }
 
 
-_gostring_ _wrap_version_string_capi_394f16b48ca087e6() {
+_gostring_ _wrap_version_string_capi_d6cacb3108cbb2a1() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2033,7 +2067,7 @@ _gostring_ _wrap_version_string_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_check_queue_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_d6cacb3108cbb2a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2051,7 +2085,7 @@ intgo _wrap_check_queue_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_d6cacb3108cbb2a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2069,7 +2103,7 @@ intgo _wrap_check_group_name_capi_394f16b48ca087e6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2089,7 +2123,7 @@ intgo _wrap_client_connect_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2099,7 +2133,7 @@ void _wrap_client_free_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2115,7 +2149,7 @@ _gostring_ _wrap_client_errmsg_capi_394f16b48ca087e6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2128,7 +2162,7 @@ intgo _wrap_client_errcode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2141,7 +2175,7 @@ intgo _wrap_client_connected_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2151,7 +2185,7 @@ void _wrap_client_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2164,7 +2198,7 @@ intgo _wrap_client_ping_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2180,7 +2214,7 @@ _gostring_ _wrap_job_group_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2196,7 +2230,7 @@ _gostring_ _wrap_job_last_error_capi_394f16b48ca087e6(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2212,7 +2246,7 @@ _gostring_ _wrap_job_result_dropped_capi_394f16b48ca087e6(struct echomq_job *_sw
 }
 
 
-_gostring_ _wrap_job_name_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_name_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2228,7 +2262,7 @@ _gostring_ _wrap_job_name_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_header_count_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+long long _wrap_job_header_count_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2241,7 +2275,7 @@ long long _wrap_job_header_count_capi_394f16b48ca087e6(struct echomq_job *_swig_
 }
 
 
-_gostring_ _wrap_job_header_key_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_job_header_key_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0, long long _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2259,7 +2293,7 @@ _gostring_ _wrap_job_header_key_capi_394f16b48ca087e6(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_header_value_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_job_header_value_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0, long long _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2277,7 +2311,7 @@ _gostring_ _wrap_job_header_value_capi_394f16b48ca087e6(struct echomq_job *_swig
 }
 
 
-void _wrap_job_free_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2287,7 +2321,7 @@ void _wrap_job_free_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_d6cacb3108cbb2a1(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2300,7 +2334,7 @@ long long _wrap_job_list_count_capi_394f16b48ca087e6(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_d6cacb3108cbb2a1(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2315,7 +2349,7 @@ struct echomq_job *_wrap_job_list_at_capi_394f16b48ca087e6(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_d6cacb3108cbb2a1(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2325,7 +2359,7 @@ void _wrap_job_list_free_capi_394f16b48ca087e6(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_394f16b48ca087e6() {
+struct echomq_batch *_wrap_batch_create_capi_d6cacb3108cbb2a1() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2336,7 +2370,7 @@ struct echomq_batch *_wrap_batch_create_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_batch_add_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2362,7 +2396,7 @@ intgo _wrap_batch_add_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2375,7 +2409,7 @@ long long _wrap_batch_count_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2390,7 +2424,7 @@ long long _wrap_batch_id_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2423,7 +2457,7 @@ intgo _wrap_batch_add_keyed_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2438,7 +2472,7 @@ intgo _wrap_batch_duplicate_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2460,7 +2494,7 @@ intgo _wrap_delete_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2470,7 +2504,7 @@ void _wrap_batch_clear_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_d6cacb3108cbb2a1(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2480,7 +2514,7 @@ void _wrap_batch_free_capi_394f16b48ca087e6(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2504,7 +2538,7 @@ intgo _wrap_ack_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2534,7 +2568,7 @@ intgo _wrap_ack_result_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2564,7 +2598,7 @@ intgo _wrap_progress_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2588,7 +2622,7 @@ intgo _wrap_set_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2608,7 +2642,7 @@ intgo _wrap_clear_retention_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2632,7 +2666,7 @@ intgo _wrap_set_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2652,7 +2686,7 @@ intgo _wrap_clear_events_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2665,7 +2699,7 @@ long long _wrap_event_list_count_capi_394f16b48ca087e6(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2683,7 +2717,7 @@ _gostring_ _wrap_event_list_id_capi_394f16b48ca087e6(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2698,7 +2732,7 @@ long long _wrap_event_list_nfields_capi_394f16b48ca087e6(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2718,7 +2752,7 @@ _gostring_ _wrap_event_list_name_capi_394f16b48ca087e6(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2728,7 +2762,7 @@ void _wrap_event_list_free_capi_394f16b48ca087e6(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2767,7 +2801,7 @@ intgo _wrap_extend_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2796,7 +2830,7 @@ intgo _wrap_set_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2823,7 +2857,7 @@ intgo _wrap_clear_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2852,7 +2886,7 @@ intgo _wrap_set_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_limit_burst_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2883,7 +2917,7 @@ intgo _wrap_set_limit_burst_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_timeout_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2905,7 +2939,7 @@ intgo _wrap_set_default_timeout_capi_394f16b48ca087e6(struct echomq_client *_swi
 }
 
 
-intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_queue_limit_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2927,7 +2961,7 @@ intgo _wrap_set_queue_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_queue_rate_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2953,7 +2987,7 @@ intgo _wrap_set_queue_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_job_halted_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+intgo _wrap_job_halted_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2966,7 +3000,7 @@ intgo _wrap_job_halted_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
 }
 
 
-intgo _wrap_clear_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2993,7 +3027,7 @@ intgo _wrap_clear_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3020,7 +3054,7 @@ intgo _wrap_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3047,7 +3081,7 @@ intgo _wrap_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3069,7 +3103,7 @@ intgo _wrap_set_default_weight_capi_394f16b48ca087e6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3091,7 +3125,7 @@ intgo _wrap_set_default_limit_capi_394f16b48ca087e6(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3113,7 +3147,7 @@ intgo _wrap_set_default_max_attempts_capi_394f16b48ca087e6(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3146,7 +3180,7 @@ intgo _wrap_set_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3173,7 +3207,7 @@ intgo _wrap_clear_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3199,7 +3233,7 @@ intgo _wrap_set_default_rate_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3228,7 +3262,7 @@ intgo _wrap_throttle_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3257,7 +3291,7 @@ intgo _wrap_set_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3284,7 +3318,7 @@ intgo _wrap_clear_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3306,7 +3340,7 @@ intgo _wrap_set_default_cap_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3328,7 +3362,7 @@ intgo _wrap_set_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3361,7 +3395,7 @@ intgo _wrap_get_cost_mode_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3383,7 +3417,7 @@ intgo _wrap_set_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3412,7 +3446,7 @@ intgo _wrap_charge_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_d6cacb3108cbb2a1(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3425,7 +3459,7 @@ long long _wrap_lane_list_count_capi_394f16b48ca087e6(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_d6cacb3108cbb2a1(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3435,7 +3469,7 @@ void _wrap_lane_list_free_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3474,7 +3508,7 @@ intgo _wrap_redrive_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3507,7 +3541,7 @@ intgo _wrap_redrive_all_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3520,7 +3554,7 @@ intgo _wrap_worker_start_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3535,7 +3569,7 @@ intgo _wrap_worker_done_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3556,7 +3590,7 @@ intgo _wrap_worker_done_result_capi_394f16b48ca087e6(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3580,7 +3614,7 @@ intgo _wrap_worker_fail_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3602,7 +3636,7 @@ intgo _wrap_worker_discard_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3643,7 +3677,7 @@ intgo _wrap_worker_settle_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3660,7 +3694,7 @@ intgo _wrap_worker_stop_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3670,7 +3704,7 @@ void _wrap_worker_free_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3692,7 +3726,7 @@ intgo _wrap_shards_create_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_d6cacb3108cbb2a1(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3705,7 +3739,7 @@ long long _wrap_report_count_capi_394f16b48ca087e6(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_d6cacb3108cbb2a1(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3723,7 +3757,7 @@ _gostring_ _wrap_report_at_capi_394f16b48ca087e6(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_d6cacb3108cbb2a1(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3733,7 +3767,7 @@ void _wrap_report_free_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_394f16b48ca087e6(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_d6cacb3108cbb2a1(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3749,7 +3783,7 @@ _gostring_ _wrap_report_cursor_capi_394f16b48ca087e6(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_ID_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3761,7 +3795,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3773,7 +3807,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3785,7 +3819,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3797,7 +3831,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3809,7 +3843,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3821,7 +3855,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3833,7 +3867,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3845,7 +3879,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_STATE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3857,7 +3891,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3869,7 +3903,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3881,7 +3915,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3893,7 +3927,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3905,7 +3939,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3917,7 +3951,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3929,7 +3963,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_LANES_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3941,7 +3975,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_RING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3953,7 +3987,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3965,7 +3999,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3977,7 +4011,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3989,7 +4023,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4001,7 +4035,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4013,7 +4047,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4025,7 +4059,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4037,7 +4071,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4049,7 +4083,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4061,7 +4095,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4073,7 +4107,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4085,7 +4119,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4097,7 +4131,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4109,7 +4143,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4121,7 +4155,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4133,7 +4167,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4145,7 +4179,7 @@ intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4157,7 +4191,7 @@ intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_BURSTING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4169,7 +4203,7 @@ intgo _wrap_EMQGO_STATS_BURSTING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4181,7 +4215,115 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LIFE_DEFAULT_TIMEOUT_MS_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_DEFAULT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_QUEUE_LIMIT_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_QUEUE_LIMIT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_RATE_JOBS_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_RATE_JOBS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_RATE_PERIOD_MS_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_RATE_PERIOD_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_RATE_BURST_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_RATE_BURST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_LEASED_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_LEASED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_TOKENS_MILLI_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_TOKENS_MILLI;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_NEXT_TOKEN_AT_MS_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_NEXT_TOKEN_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LIFE_NUMS_capi_d6cacb3108cbb2a1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LIFE_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_DEPTH_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4193,7 +4335,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4205,7 +4347,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4217,7 +4359,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4229,7 +4371,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4241,7 +4383,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4253,7 +4395,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4265,7 +4407,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4277,7 +4419,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4289,7 +4431,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4301,7 +4443,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4313,7 +4455,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4325,7 +4467,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4337,7 +4479,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4349,7 +4491,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4361,7 +4503,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4373,7 +4515,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4385,7 +4527,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4397,7 +4539,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_CAP_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4409,7 +4551,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4421,7 +4563,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4433,7 +4575,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4445,7 +4587,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4457,7 +4599,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4469,7 +4611,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4481,7 +4623,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4493,7 +4635,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4505,7 +4647,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4517,7 +4659,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4529,7 +4671,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4541,7 +4683,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_BURST_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4553,7 +4695,7 @@ intgo _wrap_EMQGO_LANE_BURST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_BURSTING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4565,7 +4707,7 @@ intgo _wrap_EMQGO_LANE_BURSTING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4577,7 +4719,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_394f16b48ca087e6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_d6cacb3108cbb2a1(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4600,7 +4742,7 @@ struct echomq_client *_wrap_client_create_capi_394f16b48ca087e6(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4616,7 +4758,7 @@ void _wrap_job_numbers_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4634,7 +4776,7 @@ void _wrap_job_outcome_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4646,7 +4788,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4658,7 +4800,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4670,7 +4812,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4682,7 +4824,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4694,7 +4836,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4706,7 +4848,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4718,7 +4860,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4730,7 +4872,7 @@ intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4742,7 +4884,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4754,7 +4896,7 @@ intgo _wrap_EMQGO_EOPT_TTL_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4766,7 +4908,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -4778,7 +4920,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_enqueue_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4851,7 +4993,7 @@ intgo _wrap_enqueue_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
+intgo _wrap_enqueue_batch_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4893,7 +5035,7 @@ intgo _wrap_enqueue_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4930,7 +5072,7 @@ intgo _wrap_wait_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4974,7 +5116,7 @@ intgo _wrap_events_read_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4991,7 +5133,7 @@ long long _wrap_event_value_len_capi_394f16b48ca087e6(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_394f16b48ca087e6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_d6cacb3108cbb2a1(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -5011,7 +5153,7 @@ void _wrap_event_value_copy_capi_394f16b48ca087e6(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5027,7 +5169,7 @@ void _wrap_job_payload_copy_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5062,7 +5204,7 @@ intgo _wrap_get_job_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5099,7 +5241,7 @@ intgo _wrap_purge_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -5125,7 +5267,7 @@ intgo _wrap_queues_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5158,7 +5300,7 @@ intgo _wrap_shards_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5193,7 +5335,7 @@ intgo _wrap_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5230,7 +5372,7 @@ intgo _wrap_wclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5267,7 +5409,7 @@ intgo _wrap_bclaim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5306,7 +5448,7 @@ intgo _wrap_ack_claim_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5352,7 +5494,7 @@ intgo _wrap_fail_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5378,7 +5520,7 @@ intgo _wrap_stats_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5411,7 +5553,7 @@ intgo _wrap_get_wait_figures_capi_394f16b48ca087e6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5444,7 +5586,7 @@ intgo _wrap_lane_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5486,7 +5628,7 @@ intgo _wrap_lanes_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_d6cacb3108cbb2a1(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5504,7 +5646,7 @@ _gostring_ _wrap_lane_list_group_capi_394f16b48ca087e6(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_d6cacb3108cbb2a1(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5522,7 +5664,7 @@ void _wrap_lane_list_numbers_capi_394f16b48ca087e6(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_394f16b48ca087e6(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_d6cacb3108cbb2a1(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5538,7 +5680,7 @@ _gostring_ _wrap_lane_list_cursor_capi_394f16b48ca087e6(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5575,7 +5717,7 @@ intgo _wrap_dead_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5608,7 +5750,7 @@ intgo _wrap_verify_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5652,7 +5794,7 @@ intgo _wrap_repair_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5692,7 +5834,7 @@ intgo _wrap_doctor_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5730,7 +5872,7 @@ intgo _wrap_ack_many_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5769,7 +5911,7 @@ intgo _wrap_claim_batch_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5781,7 +5923,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5793,7 +5935,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5805,7 +5947,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5817,7 +5959,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5829,7 +5971,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5841,7 +5983,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5853,7 +5995,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5865,7 +6007,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5877,7 +6019,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5889,7 +6031,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5901,7 +6043,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5913,7 +6055,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5925,7 +6067,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5937,7 +6079,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -5949,7 +6091,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-void _wrap_worker_defaults_capi_394f16b48ca087e6(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_d6cacb3108cbb2a1(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5963,7 +6105,7 @@ void _wrap_worker_defaults_capi_394f16b48ca087e6(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_394f16b48ca087e6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_d6cacb3108cbb2a1(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6007,7 +6149,7 @@ intgo _wrap_worker_create_capi_394f16b48ca087e6(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -6026,7 +6168,7 @@ intgo _wrap_worker_last_error_capi_394f16b48ca087e6(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_cancel_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -6070,7 +6212,33 @@ intgo _wrap_cancel_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_lifecycle_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)emqgo_get_lifecycle(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_halt_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6091,7 +6259,7 @@ intgo _wrap_worker_next_halt_capi_394f16b48ca087e6(struct echomq_worker *_swig_g
 }
 
 
-intgo _wrap_worker_next_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6119,7 +6287,7 @@ intgo _wrap_worker_next_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6131,7 +6299,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6143,7 +6311,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6155,7 +6323,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6167,7 +6335,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6179,7 +6347,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6191,7 +6359,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6203,7 +6371,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6215,7 +6383,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6227,7 +6395,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6239,7 +6407,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6251,7 +6419,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6263,7 +6431,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6275,7 +6443,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6287,7 +6455,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6299,7 +6467,7 @@ intgo _wrap_EMQGO_WSTATS_CANCELED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6311,7 +6479,7 @@ intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6323,7 +6491,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_worker_stats_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_d6cacb3108cbb2a1(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6342,7 +6510,7 @@ intgo _wrap_worker_stats_capi_394f16b48ca087e6(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_394f16b48ca087e6() {
+long long _wrap_c_heap_in_use_capi_d6cacb3108cbb2a1() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -6353,7 +6521,7 @@ long long _wrap_c_heap_in_use_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6365,7 +6533,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6377,7 +6545,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6389,7 +6557,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6401,7 +6569,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6413,7 +6581,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6425,7 +6593,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6437,7 +6605,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6449,7 +6617,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6461,7 +6629,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6473,7 +6641,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6485,7 +6653,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6497,7 +6665,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6563,7 +6731,7 @@ intgo _wrap_schedule_upsert_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6590,7 +6758,7 @@ intgo _wrap_schedule_remove_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6617,7 +6785,7 @@ intgo _wrap_schedule_pause_capi_394f16b48ca087e6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6644,7 +6812,7 @@ intgo _wrap_schedule_resume_capi_394f16b48ca087e6(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_d6cacb3108cbb2a1(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6657,7 +6825,7 @@ long long _wrap_schedule_list_count_capi_394f16b48ca087e6(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_d6cacb3108cbb2a1(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6673,7 +6841,7 @@ _gostring_ _wrap_schedule_list_next_capi_394f16b48ca087e6(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_d6cacb3108cbb2a1(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6683,7 +6851,7 @@ void _wrap_schedule_list_free_capi_394f16b48ca087e6(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6732,7 +6900,7 @@ intgo _wrap_schedules_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6744,7 +6912,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6756,7 +6924,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6768,7 +6936,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6780,7 +6948,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6792,7 +6960,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6804,7 +6972,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6816,7 +6984,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6828,7 +6996,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6840,7 +7008,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6852,7 +7020,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6864,7 +7032,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6876,7 +7044,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6888,7 +7056,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6900,7 +7068,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6912,7 +7080,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6924,7 +7092,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6936,7 +7104,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6948,7 +7116,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6960,7 +7128,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6972,7 +7140,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6984,7 +7152,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -6996,7 +7164,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -7008,7 +7176,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -7020,7 +7188,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_394f16b48ca087e6() {
 }
 
 
-void _wrap_schedule_numbers_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_d6cacb3108cbb2a1(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -7038,7 +7206,7 @@ void _wrap_schedule_numbers_capi_394f16b48ca087e6(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_d6cacb3108cbb2a1(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -7058,7 +7226,7 @@ _gostring_ _wrap_schedule_text_capi_394f16b48ca087e6(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_d6cacb3108cbb2a1(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -7076,7 +7244,7 @@ void _wrap_schedule_payload_copy_capi_394f16b48ca087e6(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7122,7 +7290,7 @@ intgo _wrap_schedule_next_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -7138,7 +7306,7 @@ _gostring_ _wrap_job_schedule_capi_394f16b48ca087e6(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_d6cacb3108cbb2a1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -7151,7 +7319,7 @@ long long _wrap_job_tick_ms_capi_394f16b48ca087e6(struct echomq_job *_swig_go_0)
 }
 
 
-intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_EDEPENDS_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -7162,7 +7330,7 @@ intgo _wrap_ECHOMQ_EDEPENDS_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -7173,7 +7341,7 @@ intgo _wrap_ECHOMQ_FLOW_MAX_capi_394f16b48ca087e6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6() {
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_d6cacb3108cbb2a1() {
   int result;
   intgo _swig_go_result;
   
@@ -7184,7 +7352,7 @@ intgo _wrap_ECHOMQ_JOB_WAITING_capi_394f16b48ca087e6() {
 }
 
 
-struct echomq_flow *_wrap_flow_create_capi_394f16b48ca087e6() {
+struct echomq_flow *_wrap_flow_create_capi_d6cacb3108cbb2a1() {
   echomq_flow *result = 0 ;
   struct echomq_flow *_swig_go_result;
   
@@ -7195,7 +7363,7 @@ struct echomq_flow *_wrap_flow_create_capi_394f16b48ca087e6() {
 }
 
 
-void _wrap_flow_free_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
+void _wrap_flow_free_capi_d6cacb3108cbb2a1(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   
   arg1 = *(echomq_flow **)&_swig_go_0; 
@@ -7205,7 +7373,7 @@ void _wrap_flow_free_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
 }
 
 
-intgo _wrap_flow_add_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_flow_add_capi_d6cacb3108cbb2a1(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7254,7 +7422,7 @@ intgo _wrap_flow_add_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, _gost
 }
 
 
-long long _wrap_flow_count_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0) {
+long long _wrap_flow_count_capi_d6cacb3108cbb2a1(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7267,7 +7435,7 @@ long long _wrap_flow_count_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0)
 }
 
 
-long long _wrap_flow_id_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_id_capi_d6cacb3108cbb2a1(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7282,7 +7450,7 @@ long long _wrap_flow_id_capi_394f16b48ca087e6(struct echomq_flow *_swig_go_0, lo
 }
 
 
-intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+intgo _wrap_enqueue_flow_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_flow *arg3 = (echomq_flow *) 0 ;
@@ -7306,7 +7474,7 @@ intgo _wrap_enqueue_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_delete_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_delete_flow_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7341,7 +7509,7 @@ intgo _wrap_delete_flow_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, 
 }
 
 
-void _wrap_flow_info_free_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+void _wrap_flow_info_free_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   
   arg1 = *(echomq_flow_info **)&_swig_go_0; 
@@ -7351,7 +7519,7 @@ void _wrap_flow_info_free_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_g
 }
 
 
-intgo _wrap_flow_info_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_state_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7364,7 +7532,7 @@ intgo _wrap_flow_info_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig
 }
 
 
-long long _wrap_flow_info_parent_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_parent_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -7377,7 +7545,7 @@ long long _wrap_flow_info_parent_capi_394f16b48ca087e6(struct echomq_flow_info *
 }
 
 
-intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_on_fail_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7390,7 +7558,7 @@ intgo _wrap_flow_info_on_fail_capi_394f16b48ca087e6(struct echomq_flow_info *_sw
 }
 
 
-long long _wrap_flow_info_waiting_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_waiting_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7403,7 +7571,7 @@ long long _wrap_flow_info_waiting_capi_394f16b48ca087e6(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_count_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_count_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7416,7 +7584,7 @@ long long _wrap_flow_info_count_capi_394f16b48ca087e6(struct echomq_flow_info *_
 }
 
 
-long long _wrap_flow_info_child_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7431,7 +7599,7 @@ long long _wrap_flow_info_child_capi_394f16b48ca087e6(struct echomq_flow_info *_
 }
 
 
-intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_flow_info_child_state_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int result;
@@ -7446,7 +7614,7 @@ intgo _wrap_flow_info_child_state_capi_394f16b48ca087e6(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_attempts_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7461,7 +7629,7 @@ long long _wrap_flow_info_child_attempts_capi_394f16b48ca087e6(struct echomq_flo
 }
 
 
-long long _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_finished_at_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int64_t result;
@@ -7476,7 +7644,7 @@ long long _wrap_flow_info_child_finished_at_capi_394f16b48ca087e6(struct echomq_
 }
 
 
-intgo _wrap_flow_info_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_flow_info_capi_d6cacb3108cbb2a1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7511,7 +7679,7 @@ intgo _wrap_flow_info_capi_394f16b48ca087e6(struct echomq_client *_swig_go_0, _g
 }
 
 
-long long _wrap_flow_child_bytes_capi_394f16b48ca087e6(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+long long _wrap_flow_child_bytes_capi_d6cacb3108cbb2a1(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int arg3 ;

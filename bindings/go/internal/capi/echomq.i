@@ -379,6 +379,20 @@ enum {
   EMQGO_STATS_NUMS
 };
 
+/* Numbers of a queue's lifecycle settings, in this order (EMQGO_LIFE_*
+ * indexes; tokens in thousandths, -1 without a rate). */
+enum {
+  EMQGO_LIFE_DEFAULT_TIMEOUT_MS = 0,
+  EMQGO_LIFE_QUEUE_LIMIT,
+  EMQGO_LIFE_RATE_JOBS,
+  EMQGO_LIFE_RATE_PERIOD_MS,
+  EMQGO_LIFE_RATE_BURST,
+  EMQGO_LIFE_LEASED,
+  EMQGO_LIFE_TOKENS_MILLI,
+  EMQGO_LIFE_NEXT_TOKEN_AT_MS,
+  EMQGO_LIFE_NUMS
+};
+
 /* Numbers of a lane, in this order (EMQGO_LANE_* indexes). */
 enum {
   EMQGO_LANE_DEPTH = 0,
@@ -954,6 +968,26 @@ int emqgo_cancel(echomq_client *c, const char *queue, uint64_t id, const char *r
   int was = 0;
   int rc = echomq_cancel(c, queue, id, reason, flags, &was);
   *OUT_I64 = was;
+  return rc;
+}
+/* The queue's lifecycle settings into nums (EMQGO_LIFE_NUMS entries). */
+int emqgo_get_lifecycle(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
+  echomq_lifecycle_settings s;
+  int64_t v[EMQGO_LIFE_NUMS];
+  size_t i;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+  int rc = echomq_get_lifecycle(c, queue, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_LIFE_DEFAULT_TIMEOUT_MS] = s.default_timeout_ms;
+  v[EMQGO_LIFE_QUEUE_LIMIT] = (int64_t)s.queue_limit;
+  v[EMQGO_LIFE_RATE_JOBS] = (int64_t)s.rate_jobs;
+  v[EMQGO_LIFE_RATE_PERIOD_MS] = s.rate_period_ms;
+  v[EMQGO_LIFE_RATE_BURST] = (int64_t)s.rate_burst;
+  v[EMQGO_LIFE_LEASED] = (int64_t)s.leased;
+  v[EMQGO_LIFE_TOKENS_MILLI] = s.tokens < 0 ? -1 : (int64_t)(s.tokens * 1000.0);
+  v[EMQGO_LIFE_NEXT_TOKEN_AT_MS] = s.next_token_at_ms;
+  for (i = 0; i < n && i < EMQGO_LIFE_NUMS; i++) nums[i] = v[i];
   return rc;
 }
 int emqgo_worker_next_halt(echomq_worker *w, int64_t timeout_ms, int64_t *nums, size_t n) {

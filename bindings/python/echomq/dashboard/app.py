@@ -30,7 +30,7 @@ from ..errors import EchoMQError, FinishedError, InvalidArgument, LeasedError, N
 from ..exporter import QueueCollector
 from . import actions, query
 from . import schedules as schedules_page
-from .sampler import Hub, stats_dict
+from .sampler import Hub, lifecycle_dict, stats_dict
 
 STATIC = Path(__file__).resolve().parent / "static"
 TOKEN_HEADER = "X-EchoMQ-Token"
@@ -272,8 +272,11 @@ def build_app(settings: Settings) -> Starlette:
 
     async def one_queue(request: Request) -> Dict[str, Any]:
         name, sample = await sample_of(request)
+        def settings() -> Dict[str, Any]:
+            q = dash.client.queue(name)
+            return {"shards": q.shards(), "lifecycle": lifecycle_dict(q.lifecycle())}
         return {"queue": name, "stats": sample.stats, "error": sample.error, "columns": sample.columns,
-                "shards": await run_in_threadpool(lambda: dash.client.queue(name).shards())}
+                **await run_in_threadpool(settings)}
 
     async def lanes(request: Request) -> Dict[str, Any]:
         name, sample = await sample_of(request)

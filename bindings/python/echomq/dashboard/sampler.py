@@ -52,6 +52,8 @@ def lane_row(lane: LaneInfo, rate: Optional[float]) -> Dict[str, Any]:
         "depth": lane.depth,
         "active": lane.active,
         "limit": lane.limit,
+        "burst": lane.burst,  # its burst ceiling above the limit (None: none)
+        "bursting": lane.bursting,
         "weight": lane.weight,
         "rate": None if lane.rate is None else {"jobs": lane.rate[0], "per": lane.rate[1], "burst": lane.rate[2]},
         "cap": lane.cap,
@@ -81,6 +83,14 @@ def stats_dict(s: QueueStats) -> Dict[str, Any]:
         "acked_total": s.acked_total, "failed_total": s.failed_total, "dead_total": s.dead_total,
         "server_time": s.server_time,
     }
+
+
+def lifecycle_dict(life: Any) -> Dict[str, Any]:
+    """A queue's lifecycle settings (Queue.lifecycle) as the queue page shows
+    them: the default time limit and the queue-wide ceiling and rate."""
+    rate = None if life.rate_jobs is None else {"jobs": life.rate_jobs, "per": life.rate_period, "burst": life.rate_burst}
+    return {"default_timeout": life.default_timeout, "queue_limit": life.queue_limit, "rate": rate,
+            "leased": life.leased}
 
 
 class Sample:

@@ -167,7 +167,9 @@ function laneCell(key, r) {
   switch (key) {
     // A tenant's lanes sit indented under its row (docs/architecture.md, "Lanes inside tenants").
     case "lane": return el("td", { class: r.is_tenant ? "lane tenant" : r.tenant ? "lane in-tenant" : "lane", text: r.lane });
-    case "active": return el("td", { text: num(r.active) + "/" + (r.limit === null ? "\u221e" : num(r.limit)) });
+    // A lane's burst ceiling sits next to its limit (echomq_set_limit_burst).
+    case "active": return el("td", { text: num(r.active) + "/" + (r.limit === null ? "\u221e" : num(r.limit)) +
+      (r.burst ? " (burst " + num(r.burst) + ")" : "") });
     case "rate": return el("td", { text: r.rate ? r.rate.jobs + "/" + r.rate.per + "s" : "-" });
     case "paused": return el("td", { class: "paused-cell", text: r.paused ? "yes" : "no" });
     case "served_per_s": return el("td", { text: rate(r.served_per_s) });
@@ -185,6 +187,7 @@ function queuePage(view, queue) {
   document.title = queue + " - echomq";
   const ui = { sort: "depth", order: "desc", q: "", offset: 0, limit: 50, selected: null, columns: [] };
   const figures = el("div", { class: "figures", id: "figures" });
+  const lifecycle = el("p", { class: "muted", id: "lifecycle" });
   const error = el("p", { class: "error", id: "queue-error", hidden: true });
   const canvas = el("canvas", { id: "chart" });
   const legend = el("ul", { class: "legend", id: "legend" });
@@ -206,7 +209,7 @@ function queuePage(view, queue) {
       el("a", { href: queueHref(queue) + "/schedules", text: "schedules" }),
       el("a", { href: queueHref(queue) + "/jobs", text: "find a job" }),
       el("a", { href: "/metrics", text: "metrics" })),
-    figures, error,
+    figures, lifecycle, error,
     el("h2", { text: "Jobs served per second, by lane or tenant" }),
     el("div", { class: "chart-box" }, canvas, legend),
     el("h2", { text: "Lanes" }),
@@ -255,7 +258,8 @@ function queuePage(view, queue) {
     const lane = r.lane;
     const rows = [el("h2", {}, "Lane ", el("span", { class: "lane", text: lane }))];
     const facts = [["depth", num(r.depth)], ["delayed", num(r.delayed)], ["active", num(r.active)],
-      ["limit", r.limit === null ? "none" : num(r.limit)], ["weight", num(r.weight)],
+      ["limit", r.limit === null ? "none" : num(r.limit)],
+      ["burst", r.burst ? num(r.burst) + (r.bursting ? " (bursting now)" : "") : "none"], ["weight", num(r.weight)],
       ["rate", r.rate ? r.rate.jobs + " per " + r.rate.per + " s, burst " + r.rate.burst : "none"],
       ["cap", r.cap === null ? "none" : num(r.cap)], ["paused", r.paused ? "yes" : "no"],
       ["served", num(r.served)], ["oldest job", when(r.oldest_enqueued_at)]];
@@ -343,7 +347,25 @@ function queuePage(view, queue) {
   verifyBtn.addEventListener("click", runVerify);
   if (redriveAll) redriveAll.addEventListener("click", async () => { await act(queue, "redrive", { all: true }); });
 
+  // The queue's lifecycle settings (echomq/lifecycle.h), read again at most
+  // every 5 s: they change only when someone sets them.
+  let lifeRead = 0;
+  async function readLifecycle() {
+    lifeRead = Date.now();
+    try {
+      const l = (await api("/api/queues/" + encodeURIComponent(queue))).lifecycle;
+      lifecycle.textContent = [
+        l.queue_limit ? "queue-wide ceiling " + num(l.queue_limit) + " (" + num(l.leased) + " leased)" : "no queue-wide ceiling",
+        l.rate ? "queue-wide rate " + num(l.rate.jobs) + " per " + l.rate.per + " s, burst " + num(l.rate.burst) : "no queue-wide rate",
+        l.default_timeout ? "default time limit " + l.default_timeout + " s" : "no default time limit",
+      ].join(" \u00b7 ");
+    } catch (e) {
+      lifecycle.textContent = "";
+    }
+  }
+
   function onFrame(f) {
+    if (Date.now() - lifeRead > 5000) readLifecycle();
     const s = f.stats;
     if (s) {
       // lanes never counts a tenant's own row; the ring holds tenants and plain lanes.
@@ -380,6 +402,7 @@ function queuePage(view, queue) {
     }
   }, 1000);
   refresh();
+  readLifecycle();
   runVerify();
   return () => { closed = true; es.close(); clearInterval(watchdog); };
 }
@@ -473,8 +496,10 @@ function jobPage(view, queue, id) {
         const del = el("button", { class: "danger", id: "job-delete", text: "delete this job" });
         del.addEventListener("click", async () => { if (await act(queue, "delete", { id: j.id })) location.reload(); });
         const parts2 = [del];
-        if (j.state === "pending" || j.state === "delayed" || j.state === "leased") {
-          const cn = el("button", { class: "danger", id: "job-cancel", text: "cancel this job" });
+        if (j.state === "pending" || j.state === "delayed" || j.state === "leased" || j.state === "waiting") {
+          // A flow's waiting parent goes with every job below it that has not run.
+          const cn = el("button", { class: "danger", id: "job-cancel",
+            text: j.state === "waiting" ? "cancel this job and the jobs below it" : "cancel this job" });
           cn.addEventListener("click", async () => { if (await act(queue, "cancel", { id: j.id })) location.reload(); });
           parts2.push(" ", cn);
         }
