@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 
 from run_model import Event, Run, Violation
 
-CANCELED = ("pending", "delayed", "leased", "dead")
+CANCELED = ("pending", "delayed", "leased", "dead", "waiting")  # waiting: a flow's parent, with its children
 
 
 
