@@ -115,8 +115,8 @@ step "README code blocks (tests/docs: about 25 s)"
 # Sentinel while a nemesis injects faults; the checker reads the history.
 # A failing seed prints the one command that runs it again. Then the
 # checker's self-test plants one violation per rule in copies of the first
-# run's history and expects each reported (no server, about 15 s).
-step "chaos runs (tests/chaos: two fixed seeds and the checker's self-test, about 2.5 minutes)"
+# run's history and expects each reported (no server, about 20 s).
+step "chaos runs (tests/chaos: two fixed seeds and the checker's self-test, about 2.5-3 minutes)"
 for seed_fsync in "1 always" "2 everysec"; do
   set -- $seed_fsync
   rm -rf "$build/chaos/run-$1"

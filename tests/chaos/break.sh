@@ -7,16 +7,17 @@
 #
 #   tests/chaos/break.sh NAME|all [SEED] [SECONDS]
 #
-# NAME: stale-token, ring-fix, limit, tick-twice, flow-early (breaks/NAME.patch; the rule
+# NAME: stale-token, ring-fix, limit, tick-twice, flow-early, cancel-pending,
+# cancel-held, expire-late, timeout-ack, queue-limit, burst (breaks/NAME.patch; the rule
 # each must trip is in the table below and in the README). The scratch copy
 # is $ECHOMQ_BREAK_DIR (default /tmp/emq-break): src/ (the checkout's tracked
 # files as they are now, uncommitted changes included, copied only where they
 # differ, so the scratch build stays incremental) and build/ (the library, the
 # C workload and the clock shim: a first run builds the library, about 5
 # minutes at -j2; later runs re-embed the scripts and relink). The patches
-# change lua/ only: the C processes (echomq_chaos_client: producer, engine,
-# claimer) run the broken scripts; the Python ones keep the installed
-# package's, as one bad client in a fleet. Go stays out (its program would
+# change lua/ (timeout-ack: the engine, cpp/worker.cpp): the C processes
+# (echomq_chaos_client: producer, engine, claimer) run the broken code; the
+# Python ones keep the installed package's, as one bad client in a fleet. Go stays out (its program would
 # need an install of the scratch build).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +25,8 @@ root=$(cd "$here/../.." && pwd)
 scratch=${ECHOMQ_BREAK_DIR:-/tmp/emq-break}
 python=${PYTHON:-python3}
 [ -x "$root/.venv/bin/python" ] && [ -z "${PYTHON:-}" ] && python="$root/.venv/bin/python"
-name=${1:?usage: break.sh stale-token|ring-fix|limit|tick-twice|flow-early|all [SEED] [SECONDS]}
+all_breaks="stale-token ring-fix limit tick-twice flow-early cancel-pending cancel-held expire-late timeout-ack queue-limit burst"
+name=${1:?usage: break.sh NAME|all [SEED] [SECONDS] (NAME: $all_breaks)}
 seed=${2:-7}
 secs=${3:-30}
 
@@ -37,13 +39,19 @@ expect() {
     limit) echo 'limit' ;;
     tick-twice) echo 'tick_twice' ;;
     flow-early) echo 'flow_early' ;;
+    cancel-pending) echo 'cancel_ran' ;;
+    cancel-held) echo 'cancel_done' ;;
+    expire-late) echo 'expired_ran' ;;
+    timeout-ack) echo 'timeout_acked' ;;
+    queue-limit) echo 'queue_limit' ;;
+    burst) echo 'burst' ;;
     *) return 1 ;;
   esac
 }
 
 if [ "$name" = all ]; then
   rc=0
-  for n in stale-token ring-fix limit tick-twice flow-early; do
+  for n in $all_breaks; do
     "$0" "$n" "$seed" "$secs" || rc=1
   done
   exit $rc
@@ -70,8 +78,10 @@ if [ ! -f "$scratch/build/CMakeCache.txt" ]; then
 fi
 echo "break.sh: $name applied to $scratch/src; building the C workload against it"
 nice cmake --build "$scratch/build" -j2 --target echomq_chaos_client emq_clock_shift >/dev/null
-grep -q "BROKEN ON PURPOSE" "$scratch/build/lua/scripts_gen.cpp" ||
-  { echo "break.sh: the scratch build's scripts do not carry the patch" >&2; exit 2; }
+if grep -q '^+++ b/lua/' "$patch"; then
+  grep -q "BROKEN ON PURPOSE" "$scratch/build/lua/scripts_gen.cpp" ||
+    { echo "break.sh: the scratch build's scripts do not carry the patch" >&2; exit 2; }
+fi
 
 out=$(mktemp -d "/tmp/emq-break-$name-XXXXXX")
 set +e

@@ -66,7 +66,27 @@ def schedule_plan(rng: random.Random) -> List[str]:
             "s_cron|w3|0|*/2 * * * * *|once|0|fire"]
 
 
-def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool, schedules: List[str], run_dir: Path) -> None:
+def life_plan(rng: random.Random) -> Dict[str, object]:
+    """The run's queue-wide lifecycle settings, drawn: half the runs a
+    ceiling of 8-16 leased jobs, a third a queue-wide rate (150 or 250 jobs
+    a second, above the producers' 120: it shapes, it does not starve), half
+    a lane `burst` of limit 2 with a burst ceiling of 3 or 5, and a quarter a default
+    time limit of 2.5 s (the plain claimers that hold a job past its lease
+    then run out of it)."""
+    plan: Dict[str, object] = {}
+    if rng.random() < 0.5:
+        plan["queue_limit"] = rng.choice([8, 12, 16])
+    if rng.random() < 0.33:
+        plan["queue_rate"] = rng.choice([150, 250])
+    if rng.random() < 0.5:
+        plan["burst"] = rng.choice([3, 5])  # lane `burst`: limit 2, this burst ceiling
+    if rng.random() < 0.25:
+        plan["default_timeout_ms"] = 2500
+    return plan
+
+
+def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool, schedules: List[str], run_dir: Path,
+                life: Dict[str, object]) -> None:
     import echomq
     from workload import upsert_schedule
     with echomq.connect(url, timeout=5.0) as c:
@@ -75,7 +95,9 @@ def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool, schedules: Lis
         for lane, s in plan.items():
             if "weight" in s:
                 q.weight(lane, s["weight"])
-            if "limit" in s:
+            if "burst" in s:
+                q.limit_burst(lane, s["limit"], s["burst"])
+            elif "limit" in s:
                 q.limit(lane, s["limit"])
             if "rate" in s:
                 q.rate(lane, s["rate"][0], s["rate"][1])
@@ -86,6 +108,12 @@ def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool, schedules: Lis
         h = History(str(run_dir / "setup.jsonl"), "setup", "py")
         for spec in schedules:  # created now: the checker's grid starts at the first tick
             upsert_schedule(q, h, spec)
+        if "queue_limit" in life:
+            q.queue_limit(life["queue_limit"])
+        if "queue_rate" in life:
+            q.queue_rate(life["queue_rate"], 1.0, burst=life["queue_rate"] // 5)
+        if "default_timeout_ms" in life:
+            q.default_timeout(life["default_timeout_ms"] / 1000.0)
         # Feature settings that land later go here (README, "Adding a feature").
 
 
@@ -93,9 +121,9 @@ class Procs:
     """The workload's processes, by name; every one stopped by its PID."""
 
     def __init__(self, run_dir: Path, url: str, seed: int, lanes: List[str], build: Path, go_bin: Optional[Path],
-                 rate: float, schedules: List[str], flows: bool) -> None:
+                 rate: float, schedules: List[str], flows: bool, life: bool) -> None:
         self.run_dir, self.url, self.seed, self.lanes = run_dir, url, seed, ",".join(lanes)
-        self.schedules, self.flows = ";".join(schedules), flows
+        self.schedules, self.flows, self.life = ";".join(schedules), flows, life
         self.build, self.go_bin, self.rate = build, go_bin, rate
         (run_dir / "logs").mkdir(exist_ok=True)
         self.procs: Dict[str, subprocess.Popen] = {}
@@ -109,13 +137,16 @@ class Procs:
         if lang == "py":
             cmd = [sys.executable, str(HERE / "workload.py"), role, self.url, QUEUE, hist, who, seed, self.lanes,
                    "--rate", str(self.rate), "--schedules", self.schedules] + (["--flows"] if self.flows else [])
+            cmd += ["--life"] if self.life and role in ("produce", "claim") else []
         elif lang == "c":
+            features = ",".join(x for x, on in (("flows", self.flows), ("life", self.life)) if on)
             cmd = [str(self.build / "tests" / "echomq_chaos_client"), role, self.url, QUEUE, hist, who, seed,
-                   self.lanes, str(self.rate), self.schedules]
+                   self.lanes, str(self.rate), self.schedules, features]
         else:
             cmd = [str(self.go_bin), "-mode", role, "-url", self.url, "-queue", QUEUE, "-history", hist, "-who", who,
                    "-seed", seed, "-lanes", self.lanes, "-rate", str(self.rate), "-schedules", self.schedules]
             cmd += ["-flows"] if self.flows else []
+            cmd += ["-life"] if self.life and role == "produce" else []
         log = open(self.run_dir / "logs" / f"{who}.log", "a")
         self.procs[who] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.roles[who], self.langs[who] = role, lang
@@ -244,6 +275,8 @@ def repro_command(a: argparse.Namespace) -> str:
         parts.append("--no-schedules")
     if a.no_flows:
         parts.append("--no-flows")
+    if a.no_life:
+        parts.append("--no-life")
     return " ".join(parts)
 
 
@@ -262,9 +295,16 @@ def run(a: argparse.Namespace) -> int:
     schedules = schedule_plan(rng)  # drawn always: --no-schedules keeps the other draws of the seed
     if a.no_schedules:
         schedules = []
+    life = life_plan(rng) if not a.no_life else {}
+    if "burst" in life:
+        plan["burst"] = {"limit": 2, "burst": life["burst"]}
     lanes = [ln for ln in plan if not ln.endswith("/")]
+    if "burst" in plan:
+        # Drawn four times as often as another lane: it still has work when
+        # the others run dry, so it bursts (only then is it above its limit).
+        lanes += ["burst"] * 3
     meta = {"seed": a.seed, "duration": a.duration, "fsync": a.fsync, "langs": langs, "faults": a.faults.split(","),
-            "plan": plan, "cost_mode": cost_mode, "schedules": schedules, "flows": not a.no_flows,
+            "plan": plan, "cost_mode": cost_mode, "schedules": schedules, "flows": not a.no_flows, "life": life,
             "repro": repro_command(a), "started": now_ms()}
     topo: Optional[Topology] = None
     procs: Optional[Procs] = None
@@ -276,8 +316,9 @@ def run(a: argparse.Namespace) -> int:
     try:
         topo = Topology(run_dir / "servers", a.fsync, str(shim) if shim.exists() else None)
         meta["url"] = topo.url
-        setup_queue(topo.url, plan, cost_mode, schedules, run_dir)
-        procs = Procs(run_dir, topo.url, a.seed, lanes, build, go_bin, a.rate, schedules, not a.no_flows)
+        setup_queue(topo.url, plan, cost_mode, schedules, run_dir, life)
+        procs = Procs(run_dir, topo.url, a.seed, lanes, build, go_bin, a.rate, schedules, not a.no_flows,
+                      not a.no_life)
         for lang in langs:
             procs.start(f"{lang}-prod", lang, "produce")
             procs.start(f"{lang}-eng", lang, "engine")
@@ -327,6 +368,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--rate", type=float, default=40.0, help="enqueues per second per producer (default 40)")
     r.add_argument("--no-schedules", action="store_true", help="a queue without schedules")
     r.add_argument("--no-flows", action="store_true", help="producers without flows")
+    r.add_argument("--no-life", action="store_true",
+                   help="no cancels, time limits, start deadlines, queue-wide limits or bursts")
     r.add_argument("--out", help="run directory (default: a new temporary one)")
     r.add_argument("--keep", action="store_true", help="keep the servers' files of a clean run")
     r.add_argument("--build", default=os.environ.get("ECHOMQ_BUILD_DIR", str(ROOT / "build")))

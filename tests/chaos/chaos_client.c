@@ -2,12 +2,16 @@
  * worker engine or a plain claimer, writing every action to a history file,
  * one JSON object a line (the format is in tests/chaos/README.md).
  *
- *   echomq_chaos_client produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE [SCHEDULES]]
+ *   echomq_chaos_client produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE [SCHEDULES [FEATURES]]]
  *
  * LANES: comma-separated lane names. RATE: enqueues per second (produce).
  * SCHEDULES: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
  * joined by ';' (chaos.py, schedule_plan): a producer upserts one of them,
  * unchanged, every 2-6 s, as a process at boot would (nothing may change).
+ * FEATURES: comma-separated, for a producer: "flows" (one enqueue in twenty
+ * is a flow: a parent, 1-4 children, now and then a grandchild) and "life"
+ * (time limits, start deadlines, cancels of its own recent jobs), as the
+ * Python producer's --flows and --life.
  * Runs until SIGTERM or SIGINT: a producer stops, an engine drains, a
  * claimer settles what it holds. Each line is flushed at once, so a
  * kill -9 leaves at most a cut last line (the checker skips it). */
@@ -139,6 +143,75 @@ static void split_lanes(char *s) {
   for (char *tok = strtok(s, ","); tok && nlanes < 64; tok = strtok(NULL, ",")) lanes[nlanes++] = tok;
 }
 
+static int with_flows, with_life;
+
+/* Enqueues a flow in one call, as the Python producer's enqueue_flow: a
+ * parent "p" with 1-4 children on random lanes, now and then a grandchild
+ * "g0" under "c0", each child's on_fail drawn (fail twice as often). One
+ * `flow` line (each job's name, id and parent), then an `enq` line a job. */
+static void enqueue_flow(echomq_client *c, const char *queue, unsigned long long seq) {
+  static const int on_fail[4] = {ECHOMQ_FLOW_FAIL, ECHOMQ_FLOW_FAIL, ECHOMQ_FLOW_IGNORE, ECHOMQ_FLOW_CONTINUE};
+  char names[6][4], parents[6][4], payloads[6][96];
+  const char *lane_of[6];
+  int n = 0, kids = 1 + (int)(next_rand() % 4);
+  for (int i = 0; i <= kids; ++i, ++n) {
+    snprintf(names[n], sizeof names[n], i == 0 ? "p" : "c%d", i - 1);
+    snprintf(parents[n], sizeof parents[n], "%s", i == 0 ? "" : "p");
+  }
+  if (chance(0.3)) {
+    snprintf(names[n], sizeof names[n], "g0");
+    snprintf(parents[n++], sizeof parents[0], "c0");
+  }
+  echomq_flow *f = echomq_flow_create();
+  if (!f) return;
+  int rc = ECHOMQ_OK;
+  for (int i = 0; i < n; ++i) lane_of[i] = lanes[next_rand() % (unsigned)nlanes];
+  for (int i = 0; i < n && rc == ECHOMQ_OK; ++i) {
+    int len = snprintf(payloads[i], sizeof payloads[i], "%s:f%llu:%s", who, seq, names[i]);
+    rc = echomq_flow_add(f, names[i], parents[i], on_fail[next_rand() % 4], NULL, lane_of[i], payloads[i],
+                         (size_t)len);
+  }
+  double t0 = now_ms();
+  if (rc == ECHOMQ_OK) rc = echomq_enqueue_flow(c, queue, f, 0);
+  double t1 = now_ms();
+  char jobs[1024];
+  size_t at = 0;
+  for (int i = 0; i < n && at < sizeof jobs; ++i)
+    at += (size_t)snprintf(jobs + at, sizeof jobs - at, "%s[\"%s\",%llu,\"%s\"]", i ? "," : "", names[i],
+                           (unsigned long long)(rc == ECHOMQ_OK ? echomq_flow_id(f, (size_t)i) : 0), parents[i]);
+  record("flow", "\"seq\":%llu,\"rc\":%d,\"jobs\":[%s],\"t0\":%.3f,\"t1\":%.3f", seq, rc, jobs, t0, t1);
+  for (int i = 0; i < n; ++i)
+    record("enq",
+           "\"seq\":%llu,\"lane\":\"%s\",\"pl\":\"%s\",\"id\":%llu,\"rc\":%d,\"delay\":0,\"max\":0,"
+           "\"flow\":\"%s\",\"t0\":%.3f,\"t1\":%.3f",
+           seq, lane_of[i], payloads[i], (unsigned long long)(rc == ECHOMQ_OK ? echomq_flow_id(f, (size_t)i) : 0),
+           rc, names[i], t0, t1);
+  echomq_flow_free(f);
+}
+
+/* The producer's recent acknowledged plain enqueues (a ring): what it may
+ * cancel. */
+#define RECENT 20
+static struct {
+  uint64_t id;
+  char pl[128];
+} recent[RECENT];
+static int nrecent, recent_at;
+
+/* Cancels one recent job, whatever it is doing (waiting, delayed, running,
+ * finished), now and then removing it: a `cancel` line, as the Python
+ * producer's cancel_one (state: what the job was, "" when refused). */
+static void cancel_one(echomq_client *c, const char *queue) {
+  static const char *const states[] = {"", "pending", "leased", "delayed", "dead", "completed"};
+  int i = (int)(next_rand() % (unsigned)nrecent), was = 0, remove = chance(0.2);
+  double t0 = now_ms();
+  int rc = echomq_cancel(c, queue, recent[i].id, "chaos", remove ? ECHOMQ_CANCEL_REMOVE : 0, &was);
+  double t1 = now_ms();
+  record("cancel", "\"id\":%llu,\"pl\":\"%s\",\"remove\":%d,\"rc\":%d,\"state\":\"%s\",\"t0\":%.3f,"
+         "\"t1\":%.3f", (unsigned long long)recent[i].id, recent[i].pl, remove, rc,
+         rc == ECHOMQ_OK && was >= 0 && was <= 5 ? states[was] : "", t0, t1);
+}
+
 static int produce(echomq_client *c, const char *queue, double rate) {
   long gap_us = rate > 0 ? (long)(1e6 / rate) : 10000;
   double next_upsert = now_ms() + 2000 + (double)(next_rand() % 4000);
@@ -147,10 +220,22 @@ static int produce(echomq_client *c, const char *queue, double rate) {
       upsert_schedule(c, queue, &scheds[next_rand() % (unsigned)nscheds]);
       next_upsert = now_ms() + 2000 + (double)(next_rand() % 4000);
     }
+    if (with_flows && chance(0.05)) {
+      enqueue_flow(c, queue, seq);
+      continue;
+    }
+    if (with_life && nrecent > 0 && chance(0.04)) cancel_one(c, queue);
     const char *lane = lanes[next_rand() % (unsigned)nlanes];
     echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
     if (chance(0.1)) o.delay_ms = (int64_t)(next_rand() % 1500);
     if (chance(0.3)) o.max_attempts = (uint32_t)(1 + next_rand() % 4);
+    /* As the Python producer's life_options: a time limit of 50 ms-1 s, a
+     * start deadline 0.1-3 s after the job is due (a fifth dropped). */
+    if (with_life && chance(0.1)) o.timeout_ms = 50 + (int64_t)(next_rand() % 951);
+    if (with_life && chance(0.1)) {
+      o.ttl_ms = o.delay_ms + 100 + (int64_t)(next_rand() % 2901);
+      if (chance(0.2)) o.expire_flags = ECHOMQ_EXPIRE_DROP;
+    }
     char payload[128];
     int n = snprintf(payload, sizeof payload, "%s:%llu", who, seq);
     uint64_t id = 0;
@@ -159,9 +244,16 @@ static int produce(echomq_client *c, const char *queue, double rate) {
     double t1 = now_ms();
     record("enq",
            "\"seq\":%llu,\"lane\":\"%s\",\"pl\":\"%s\",\"id\":%llu,\"rc\":%d,\"delay\":%lld,"
-           "\"max\":%u,\"t0\":%.3f,\"t1\":%.3f",
+           "\"max\":%u,\"timeout\":%lld,\"ttl\":%lld,\"drop\":%u,\"t0\":%.3f,\"t1\":%.3f",
            seq, lane, payload, (unsigned long long)(rc == ECHOMQ_OK ? id : 0), rc,
-           (long long)o.delay_ms, o.max_attempts, t0, t1);
+           (long long)o.delay_ms, o.max_attempts, (long long)o.timeout_ms, (long long)o.ttl_ms, o.expire_flags,
+           t0, t1);
+    if (rc == ECHOMQ_OK) {
+      recent[recent_at].id = id;
+      snprintf(recent[recent_at].pl, sizeof recent[recent_at].pl, "%s", payload);
+      recent_at = (recent_at + 1) % RECENT;
+      if (nrecent < RECENT) ++nrecent;
+    }
     if (rc < 0) sleep_ms(20);  // a refused or failed call: back off a little
     long us = gap_us / 2 + (long)(next_rand() % (unsigned long long)(gap_us + 1));
     sleep_ms(us / 1000);
@@ -205,6 +297,14 @@ static int engine(const char *url, const char *queue) {
     /* Now and then a slow job (0.2-1 s): a stale holder's settlement then
      * meets a job that another holder still holds. */
     sleep_ms(chance(0.05) ? 200 + (long)(next_rand() % 800) : (long)(next_rand() % 15));
+    /* What the engine told the handler while it worked (canceled, or out of
+     * its time limit), recorded; the report below goes as if it had not
+     * looked: the engine must not let it count (rules_life.py). */
+    int halted = echomq_job_halted(j);
+    if (halted)
+      record("halted", "\"id\":%llu,\"tok\":%llu,\"why\":\"%s\",\"t1\":%.3f",
+             (unsigned long long)echomq_job_id(j), (unsigned long long)echomq_job_token(j),
+             halted == ECHOMQ_HALT_TIMED_OUT ? "timed out" : "canceled", now_ms());
     const char *op = "ack";
     double s0 = now_ms();
     if (chance(0.08)) {
@@ -229,7 +329,8 @@ static int engine(const char *url, const char *queue) {
 }
 
 /* A plain claimer: claim, work, settle by hand; now and then it holds a job
- * past its lease, so its settlement must be refused as stale. */
+ * past its lease, so its settlement must be refused as stale, and now and
+ * then its job is canceled while it holds it. */
 static int claim_loop(echomq_client *c, const char *queue) {
   const int64_t lease = 2000;
   while (!stopping) {
@@ -250,6 +351,20 @@ static int claim_loop(echomq_client *c, const char *queue) {
     uint64_t id = echomq_job_id(j), tok = echomq_job_token(j);
     /* 10 %: held up to 1 s past its lease, while another holder may have it. */
     sleep_ms(chance(0.1) ? (long)(lease + (long)(next_rand() % 1000)) : (long)(next_rand() % 10));
+    /* 3 %: the job is canceled while this claimer holds it (a running
+     * job's cancel, cooperative: the claimer still settles it, and the job
+     * must end canceled whatever the settlement says). */
+    if (with_life && chance(0.03)) {
+      int was = 0;
+      double c0 = now_ms();
+      int crc = echomq_cancel(c, queue, id, "chaos", 0, &was);
+      size_t plen = 0;
+      const char *pl = echomq_job_payload(j, &plen);
+      record("cancel", "\"id\":%llu,\"pl\":\"%.*s\",\"remove\":0,\"rc\":%d,\"state\":\"%s\",\"t0\":%.3f,"
+             "\"t1\":%.3f", (unsigned long long)id, (int)(plen > 120 ? 120 : plen), pl, crc,
+             crc != ECHOMQ_OK ? "" : was == ECHOMQ_JOB_LEASED ? "leased" : was == ECHOMQ_JOB_PENDING ? "pending"
+             : was == ECHOMQ_JOB_DELAYED ? "delayed" : "dead", c0, now_ms());
+    }
     const char *op;
     int outcome = 0;
     double s0 = now_ms();
@@ -281,6 +396,10 @@ int main(int argc, char **argv) {
   split_lanes(argv[7]);
   double rate = argc > 8 ? atof(argv[8]) : 50;
   if (argc > 9) split_schedules(argv[9]);
+  if (argc > 10) {
+    with_flows = strstr(argv[10], "flows") != NULL;
+    with_life = strstr(argv[10], "life") != NULL;
+  }
   if (nlanes == 0) return 2;
   hist = fopen(argv[4], "a");
   if (!hist) return 2;

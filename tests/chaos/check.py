@@ -27,6 +27,8 @@ The rules (tests/chaos/README.md, "What the checker checks"):
   tick_overlap, upsert_changed): rules_sched.py
 - flow_early (a flow's parent claimed before its last child ended):
   rules_flows.py
+- the lifecycle's rules (cancel_ran, cancel_done, expired_ran,
+  timeout_acked, queue_limit, burst): rules_life.py
 
 The loss windows, inside which the docs allow a write to be taken back,
 are in run_model.py. Features that land later add their rules to RULES
@@ -46,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_model import (EXCERPT_LINES, ETIMEOUT, FIGURES, Event, Run, Violation, load,  # noqa: E402,F401
                        named_ids)
 from rules_flows import FLOW_RULES  # noqa: E402
+from rules_life import LIFE_RULES  # noqa: E402
 from rules_sched import SCHEDULE_RULES  # noqa: E402
 
 
@@ -60,6 +63,8 @@ def rule_lost(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
             state = "gone (its id now names another job)"
         elif state in ("completed", "dead"):
             continue
+        elif state == "absent" and run.removed(e):
+            continue  # canceled or expired, and removed as its cancel or enqueue asked: finished
         elif state in ("pending", "leased", "delayed", "waiting"):
             out.append(Violation("unfinished", jid, f"acknowledged enqueue of {e['pl']} still {state} after the drain"))
             continue
@@ -141,7 +146,10 @@ def rule_tokens(run: Run, out: List[Violation], figures: Dict[str, int]) -> None
 def rule_limits(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
     figures["samples"] = len(run.samples)
     for s in run.samples:
-        for group, active, limit in s.get("lanes", []):
+        for row in s.get("lanes", []):
+            group, active, limit = row[:3]
+            if len(row) > 3 and row[3]:
+                continue  # a burst ceiling above the limit: rules_life.py, `burst`
             if limit is not None and active > limit:
                 out.append(Violation("limit", 0, f"sample at {s['t1']:.0f}: {group!r} active {active} > limit {limit}",
                                      [json.dumps(s)[:400]]))
@@ -158,8 +166,7 @@ RULES: List[Callable[[Run, List[Violation], Dict[str, int]], None]] = [
     rule_lost, rule_refused_ran, rule_twice, rule_stale, rule_tokens, rule_limits, rule_verify,
     *SCHEDULE_RULES,
     *FLOW_RULES,
-    # Cancel and deadlines (issue 37) add theirs here when they land, in a
-    # rules_<feature>.py as the schedules' are: README, "Adding a feature".
+    *LIFE_RULES,
 ]
 
 
@@ -190,6 +197,8 @@ class Report:
                  f"schedules: {f['ticks']} ticks fired, {f['ticks_skipped']} skipped, "
                  f"{f['ticks_refired_in_window']} fired again after a loss window, {f['upserts']} upserts; "
                  f"{f['flows']} flows",
+                 f"lifecycle: {f['canceled']} cancels acknowledged, {f['expired']} jobs expired, "
+                 f"{f['timed_out']} attempts timed out",
                  f"violations: {len(self.violations)}"]
         shown: Dict[str, int] = defaultdict(int)
         for v in self.violations:

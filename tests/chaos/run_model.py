@@ -29,7 +29,8 @@ FAILOVER_TAIL_MS = 500
 ETIMEOUT = -11
 EXCERPT_LINES = 14
 FIGURES = ("enqueued", "unknown", "completed", "dead", "lost", "lost_in_window", "duplicated", "redelivered",
-           "samples", "ticks", "ticks_skipped", "ticks_refired_in_window", "upserts", "flows", "violations")
+           "samples", "ticks", "ticks_skipped", "ticks_refired_in_window", "upserts", "flows", "canceled", "expired",
+           "timed_out", "violations")
 
 Event = Dict[str, Any]
 
@@ -64,6 +65,7 @@ class Run:
     samples: List[Event]
     verify: Optional[List[str]]
     faults: List[Event]
+    cancels: Dict[str, List[Event]]  # the producers' cancels, by the payload of the job
 
     def in_window(self, t: float) -> Optional[str]:
         for lo, hi, why in self.windows:
@@ -87,6 +89,18 @@ class Run:
             elif t <= t1 + 50:
                 out.append(off)
         return [cur] + out
+
+    def removed(self, enq: Event) -> bool:
+        """Whether the job of acknowledged enqueue `enq` was canceled or
+        expired and removed whole, as asked (a cancel with `remove` of a
+        waiting job, or a start deadline with `drop`): its stream has the
+        `canceled` or `expired` entry saying so, or its producer's cancel
+        was answered so."""
+        if any(c.get("rc") == 0 and c.get("remove") and c.get("state") in ("pending", "delayed")
+               for c in self.cancels.get(enq["pl"], [])):
+            return True
+        return any(e.get("type") in ("canceled", "expired") and e.get("x", {}).get("removed") == "1"
+                   for part in self.srv.get(enq["id"], []) for e in part)
 
     def same_job(self, enq: Event, fin: Event) -> bool:
         """Whether the final record `fin` is the job `enq` enqueued: one of
@@ -137,6 +151,7 @@ def load(run_dir: Path) -> Run:
     verify: Optional[List[str]] = None
     key_of: Dict[Tuple[str, int, int], Key] = {}  # (who, id, token) -> the delivery's job
     pl_id: Dict[str, int] = {}
+    cancels: Dict[str, List[Event]] = defaultdict(list)
     for e in events:
         ev = e.get("ev")
         jid = int(e.get("id") or 0)
@@ -157,7 +172,9 @@ def load(run_dir: Path) -> Run:
             samples.append(e)
         elif ev == "verify":
             verify = e.get("lines", [])
-        if jid and ev in ("deliver", "enq", "settle", "report", "srv", "final"):
+        elif ev == "cancel":
+            cancels[e.get("pl", "")].append(e)
+        if jid and ev in ("deliver", "enq", "settle", "report", "srv", "final", "cancel", "halted"):
             by_job[jid].append(e)
     # An enqueue with an unknown or refused outcome names its job only by
     # its payload: file it under the id that payload was delivered with.
@@ -174,7 +191,7 @@ def load(run_dir: Path) -> Run:
             parts[-1].append(e)
         srv[jid] = parts
     return Run(meta, events, windows, offsets, by_job, enq_ok, deliveries, settles, srv, final, samples, verify,
-               faults)
+               faults, cancels)
 
 
 def named_ids(run_dir: Path) -> Set[int]:

@@ -101,9 +101,11 @@ def plant_token_reused(run: Run, files: Files) -> str:
 
 
 def plant_limit(run: Run, files: Files) -> str:
-    s = pick([s for s in files["sampler.jsonl"] if s.get("ev") == "sample"
-              and any(lim is not None for _, _, lim in s.get("lanes", []))])
-    row = next(r for r in s["lanes"] if r[2] is not None)
+    def capped(r: list) -> bool:  # a limit and no burst ceiling (`burst` checks those)
+        return r[2] is not None and not (len(r) > 3 and r[3])
+
+    s = pick([s for s in files["sampler.jsonl"] if s.get("ev") == "sample" and any(map(capped, s.get("lanes", [])))])
+    row = next(r for r in s["lanes"] if capped(r))
     row[1] = row[2] + 1
     return f"a sample with {row[0]!r} active {row[1]} over its limit {row[2]}"
 
@@ -213,12 +215,72 @@ def plant_flow_early(run: Run, files: Files) -> str:
     raise NoCandidate()
 
 
+def _cancels(run: Run, states: tuple) -> List[dict]:
+    return [c for c in run.events if c.get("ev") == "cancel" and c.get("rc") == 0 and c.get("state") in states
+            and calm(run, c["t0"]) and run.final.get(c["id"], {}).get("state") == "dead"]
+
+
+def plant_cancel_ran(run: Run, files: Files) -> str:
+    c = pick(_cancels(run, ("pending", "delayed")))
+    f = run.final[c["id"]]
+    add(files, {"ev": "deliver", "who": "planted", "how": "claim", "id": c["id"], "tok": 10 ** 15, "att": 1,
+                "max": 3, "lane": f.get("lane"), "pl": c["pl"], "lease_until": 0, "enq_at": f.get("enq_at", 0),
+                "t0": c["t1"] + 10, "t1": c["t1"] + 20})
+    return f"job {c['id']} claimed 10 ms after its cancel ({c['state']}) was answered"
+
+
+def plant_cancel_done(run: Run, files: Files) -> str:
+    c = pick(_cancels(run, ("pending", "delayed", "leased")))
+    final_of(files, c["id"])["state"] = "completed"
+    return f"job {c['id']}, canceled ({c['state']}), made completed at the end"
+
+
+def plant_expired_ran(run: Run, files: Files) -> str:
+    from rules_life import _deadline_jobs, _steady
+    for e, part in _deadline_jobs(run):
+        for x in part:
+            if x.get("type") == "claimed" and calm(run, e["t0"], x["t1"]) and _steady(run, e["t0"], x["t1"]):
+                _same(files, x)["srv_t"] = part[0]["srv_t"] + e["ttl"] + 1
+                return f"job {e['id']} claimed 1 ms past its start deadline (ttl {e['ttl']} ms)"
+    raise NoCandidate()
+
+
+def plant_timeout_acked(run: Run, files: Files) -> str:
+    failed = srv_of(files, lambda e: e["type"] == "failed" and e.get("x", {}).get("reason") == "timed out"
+                    and calm(run, e["t1"]))
+    if failed:
+        x = later(failed[len(failed) // 2], 5)
+        x.update(type="completed", x={})
+        add(files, x)
+        return f"job {x['id']}'s timed-out attempt {x['att']} also completed"
+    raise NoCandidate()
+
+
+def plant_queue_limit(run: Run, files: Files) -> str:
+    s = pick([s for s in files["sampler.jsonl"] if s.get("ev") == "sample" and calm(run, s["t1"])])
+    limit = (s.get("queue") or [0, None])[1] or 4
+    s["queue"] = [limit + 1, limit]
+    return f"a sample with {limit + 1} jobs leased over the queue-wide ceiling {limit}"
+
+
+def plant_burst(run: Run, files: Files) -> str:
+    s = pick([s for s in files["sampler.jsonl"] if s.get("ev") == "sample" and calm(run, s["t1"])])
+    row = next((r for r in s["lanes"] if len(r) > 3 and r[3]), None)
+    if row is None:
+        row = ["planted", 0, 2, 3]
+        s["lanes"].append(row)
+    row[1] = row[3] + 1
+    return f"a sample with {row[0]!r} active {row[1]} over its burst ceiling {row[3]}"
+
+
 PLANTS: Dict[str, Callable[[Run, Files], str]] = {
     "lost": plant_lost, "twice": plant_twice, "stale": plant_stale, "token_reused": plant_token_reused,
     "limit": plant_limit, "verify": plant_verify, "refused_ran": plant_refused_ran,
     "tick_twice": plant_tick_twice, "tick_order": plant_tick_order, "tick_count": plant_tick_count,
     "tick_lost": plant_tick_lost, "tick_overlap": plant_tick_overlap, "upsert_changed": plant_upsert_changed,
     "flow_early": plant_flow_early,
+    "cancel_ran": plant_cancel_ran, "cancel_done": plant_cancel_done, "expired_ran": plant_expired_ran,
+    "timeout_acked": plant_timeout_acked, "queue_limit": plant_queue_limit, "burst": plant_burst,
 }
 
 

@@ -4,7 +4,7 @@ starts only while it fits), seeds counting up from --seed, appendfsync
 alternating always / everysec, then a table of what was injected and what
 the checker found.
 
-    python3 tests/chaos/soak.py --hours 1 [--seed 1000] [--run-seconds 60] [--out DIR]
+    python3 tests/chaos/soak.py --hours 1 [--seed 1000] [--run-seconds 60] [--drain 90] [--out DIR]
     python3 tests/chaos/soak.py --recheck --out DIR     # the checker again over kept runs
 
 Each run keeps its directory under DIR (the servers' files only when it
@@ -55,6 +55,9 @@ def table(rows: List[Dict[str, Any]], seconds: float, command: str) -> str:
              ("ticks_refired_in_window", "ticks fired again after a loss window took the first fire back"),
              ("upserts", "schedule upserts of an unchanged spec (each must change nothing)"),
              ("flows", "flows enqueued (a parent, 1-4 children, now and then a grandchild)"),
+             ("canceled", "cancels acknowledged (of a waiting, delayed, running or canceled job)"),
+             ("expired", "jobs past their start deadline (dead \"expired\" or dropped)"),
+             ("timed_out", "attempts failed \"timed out\" (past their time limit)"),
              ("violations", "violations")]
     out += [f"| {label} | {fig.get(k, 0)} |" for k, label in names]
     out += ["", "failing seeds: " + ("none" if not failing else "")] + [f"  {x}" for x in failing]
@@ -82,6 +85,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--run-seconds", type=float, default=60.0, help="seconds of faults per run (default 60)")
     p.add_argument("--out", default="/tmp/emq-soak")
+    p.add_argument("--drain", type=float, default=90.0,
+                   help="longest wait for a run's queue to empty (default 90; more on a busy machine)")
     p.add_argument("--build", default=None)
     p.add_argument("--recheck", action="store_true",
                    help="run the checker again over the runs kept in --out and print the table (no new runs)")
@@ -91,6 +96,7 @@ def main() -> int:
         return recheck(out)
     out.mkdir(parents=True, exist_ok=True)
     command = f"python3 tests/chaos/soak.py --hours {a.hours:g} --seed {a.seed} --run-seconds {a.run_seconds:g}"
+    command += f" --drain {a.drain:g}" if a.drain != 90.0 else ""
     start = time.monotonic()
     rows: List[Dict[str, Any]] = []
     seed = a.seed
@@ -103,7 +109,7 @@ def main() -> int:
         fsync = "always" if seed % 2 == 0 else "everysec"
         run_dir = out / f"seed-{seed}"
         cmd = [sys.executable, str(HERE / "chaos.py"), "run", "--seed", str(seed), "--duration", str(a.run_seconds),
-               "--fsync", fsync, "--out", str(run_dir)]
+               "--fsync", fsync, "--out", str(run_dir), "--drain", str(a.drain)]
         if a.build:
             cmd += ["--build", a.build]
         with open(out / f"seed-{seed}.log", "w") as log:

@@ -1,9 +1,9 @@
 """The Python side of the chaos workload (tests/chaos/README.md), one process
 per role, each writing its own history file (one JSON object a line):
 
-    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R] [--schedules SPECS] [--flows]
+    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R] [--schedules SPECS] [--flows] [--life]
     workload.py engine   URL QUEUE HISTORY WHO SEED LANES
-    workload.py claim    URL QUEUE HISTORY WHO SEED LANES
+    workload.py claim    URL QUEUE HISTORY WHO SEED LANES [--life]
     workload.py collect  URL QUEUE HISTORY WHO SEED LANES   # the server's event stream
     workload.py sample   URL QUEUE HISTORY WHO SEED LANES   # lane figures, for the limits
 
@@ -13,6 +13,11 @@ unchanged, every 2-6 s, as a process at boot would (nothing may change).
 
 --flows: a producer also enqueues flows (a parent, its children, now and
 then a grandchild) in one call each, about one enqueue in twenty.
+
+--life: a producer also gives some jobs a time limit or a start deadline
+(ttl, now and then dropped when it passes) and cancels some of its own
+recent jobs (waiting, delayed or running), a `cancel` line each; a claimer
+cancels some of the jobs it holds before it settles them.
 
 Every role runs until SIGTERM or SIGINT (a producer stops, an engine
 drains, a claimer settles what it holds, the collector reads what is left).
@@ -97,12 +102,44 @@ def enqueue_flow(q: echomq.Queue, h: History, rng: random.Random, who: str, seq:
                  max=0, flow=name, t0=t0, t1=t1)
 
 
+def life_options(rng: random.Random, delay_ms: int) -> Dict[str, int]:
+    """A job's lifecycle options, drawn (ms, the `enq` line's fields): one
+    in ten gets a time limit of 50 ms-1 s (the handlers' slow 5 % work
+    0.2-1 s, so some attempts run out); one in ten a start deadline 0.1-3 s
+    after it is due, a fifth of those dropped rather than dead-lettered."""
+    o: Dict[str, int] = {}
+    if rng.random() < 0.1:
+        o["timeout"] = rng.randint(50, 1000)
+    if rng.random() < 0.1:
+        o["ttl"] = delay_ms + rng.randint(100, 3000)
+        if rng.random() < 0.2:
+            o["drop"] = 1
+    return o
+
+
+def cancel_one(q: echomq.Queue, h: History, rng: random.Random, recent: list, remove: Optional[bool] = None) -> None:
+    """Cancels one of the producer's recent jobs, whatever it is doing now
+    (waiting, delayed, running, finished), now and then removing it. A
+    `cancel` line: the id and payload, `remove`, `rc` and `state` (what the
+    job was: pending, delayed, leased, dead; "" when refused)."""
+    jid, pl = rng.choice(recent)
+    if remove is None:
+        remove = rng.random() < 0.2
+    t0, rc, state = now_ms(), 0, ""
+    try:
+        state = q.cancel(jid, "chaos", remove=remove)
+    except echomq.EchoMQError as e:
+        rc = _code(e)
+    h.record("cancel", id=jid, pl=pl, remove=int(remove), rc=rc, state=state, t0=t0, t1=now_ms())
+
+
 def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
     q = _connect(a.url).queue(a.queue)
     lanes = a.lanes.split(",")
     specs = [x for x in a.schedules.split(";") if x]
     gap = 1.0 / a.rate
     seq = 0
+    recent: list = []  # (id, payload) of the producer's last 20 acknowledged plain enqueues: what it may cancel
     next_upsert = time.monotonic() + 2 + rng.random() * 4
     while not stopping.is_set():
         if specs and time.monotonic() >= next_upsert:
@@ -112,17 +149,25 @@ def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
         if a.flows and rng.random() < 0.05:  # about two flows a second at the default rate
             enqueue_flow(q, h, rng, a.who, seq, lanes)
             continue
+        if a.life and recent and rng.random() < 0.04:
+            cancel_one(q, h, rng, recent)
         lane = rng.choice(lanes)
         delay = rng.randrange(1500) if rng.random() < 0.1 else 0
         max_att = rng.randint(1, 4) if rng.random() < 0.3 else 0
+        life = life_options(rng, delay) if a.life else {}
         pl = f"{a.who}:{seq}"
         t0 = now_ms()
         rc, jid = 0, 0
         try:
-            jid = int(q.enqueue(lane, pl, delay=delay / 1000.0 if delay else None, max_attempts=max_att or None))
+            jid = int(q.enqueue(lane, pl, delay=delay / 1000.0 if delay else None, max_attempts=max_att or None,
+                                timeout=life.get("timeout", 0) / 1000.0 or None,
+                                ttl=life.get("ttl", 0) / 1000.0 or None, expire_drop=bool(life.get("drop"))))
         except echomq.EchoMQError as e:
             rc = _code(e)
-        h.record("enq", seq=seq, lane=lane, pl=pl, id=jid, rc=rc, delay=delay, max=max_att, t0=t0, t1=now_ms())
+        h.record("enq", seq=seq, lane=lane, pl=pl, id=jid, rc=rc, delay=delay, max=max_att, t0=t0, t1=now_ms(), **life)
+        if jid:
+            recent.append((jid, pl))
+            del recent[:-20]
         if rc:
             time.sleep(0.02)
         time.sleep(gap / 2 + rng.random() * gap)
@@ -138,7 +183,9 @@ def engine(a: argparse.Namespace, h: History, rng: random.Random) -> None:
         with lock:
             slow = rng.random() < 0.05  # a stale holder's settlement then meets a holder
             work, p = (0.2 + rng.random() * 0.8) if slow else rng.random() * 0.015, rng.random()
-        time.sleep(work)
+        if job.cancelled.wait(work):  # canceled or out of its time limit: stop, as a cooperating handler does
+            h.record("halted", id=job.id, tok=job.token, why=job.halt_reason or "", t1=now_ms())
+            job.raise_if_cancelled()
         op = "fail" if p < 0.08 else "discard" if p < 0.10 else "ack"
         h.record("report", op=op, id=job.id, tok=job.token, rc=0, t0=now_ms(), t1=now_ms())
         if op == "fail":
@@ -186,6 +233,8 @@ def claim(a: argparse.Namespace, h: History, rng: random.Random) -> None:
             time.sleep(lease + rng.random())
         for job in jobs:
             time.sleep(rng.random() * 0.005)
+            if a.life and rng.random() < 0.03:  # canceled while held: it must end canceled whatever is settled
+                cancel_one(q, h, rng, [(job.id, job.payload.decode("utf-8", "replace"))], remove=False)
             op = "fail" if rng.random() < 0.08 else "ack"
             s0, rc, outcome = now_ms(), 0, 0
             try:
@@ -227,19 +276,21 @@ def collect(a: argparse.Namespace, h: History, rng: random.Random) -> None:
 
 
 def sample(a: argparse.Namespace, h: History, rng: random.Random) -> None:
-    """Samples every lane's (and tenant's) active count against its limit,
-    and the queue's figures, about ten times a second."""
+    """Samples every lane's (and tenant's) active count against its limit
+    and burst, the queue's leased jobs against its queue-wide ceiling, and
+    the queue's figures, about ten times a second."""
     q = _connect(a.url).queue(a.queue)
     while not stopping.wait(0.1):
         t0 = now_ms()
         try:
-            lanes = [(ln.group, ln.active, ln.limit) for ln in q.lanes()]
+            lanes = [(ln.group, ln.active, ln.limit, ln.burst) for ln in q.lanes()]
             st = q.stats()
+            life = q.lifecycle()  # one read: the jobs the queue-wide ceiling counts, and the ceiling
         except echomq.EchoMQError as e:
             h.record("sample_err", rc=_code(e), t0=t0, t1=now_ms())
             continue
         h.record("sample", lanes=lanes, pending=st.pending, leased=st.leased, delayed=st.delayed,
-                 dead=st.dead, t0=t0, t1=now_ms())
+                 dead=st.dead, queue=[life.leased, life.queue_limit], t0=t0, t1=now_ms())
 
 
 ROLES: Dict[str, Callable[[argparse.Namespace, History, random.Random], None]] = {
@@ -257,6 +308,7 @@ def main(argv: Optional[list] = None) -> int:
     p.add_argument("--rate", type=float, default=50.0)
     p.add_argument("--schedules", default="")
     p.add_argument("--flows", action="store_true", help="produce: enqueue flows too")
+    p.add_argument("--life", action="store_true", help="produce: time limits, start deadlines and cancels")
     a = p.parse_args(argv)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stopping.set())

@@ -2,7 +2,7 @@
 // a worker engine that records every action to a history file, one JSON
 // object a line (the format is in tests/chaos/README.md).
 //
-//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R] [-schedules SPECS] [-flows]
+//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R] [-schedules SPECS] [-flows] [-life]
 //
 // SPECS: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
 // joined by ';' (chaos.py, schedule_plan); a producer upserts one of them,
@@ -119,7 +119,33 @@ func enqueueFlow(q *echomq.Queue, h *history, rng *rand.Rand, seq int, lanes []s
 	}
 }
 
-func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64, specs []string, flows bool) {
+// recentJob is a producer's acknowledged plain enqueue: what it may cancel.
+type recentJob struct {
+	id uint64
+	pl string
+}
+
+// cancelOne cancels one of the producer's recent jobs, whatever it is doing
+// (waiting, delayed, running, finished), now and then removing it: a
+// `cancel` line, as the Python producer's cancel_one ("" state when refused).
+func cancelOne(q *echomq.Queue, h *history, rng *rand.Rand, recent []recentJob) {
+	j := recent[rng.Intn(len(recent))]
+	remove := rng.Float64() < 0.2
+	t0 := nowMS()
+	was, err := q.Cancel(context.Background(), j.id, "chaos", remove)
+	state := ""
+	if err == nil {
+		state = was.String()
+	}
+	rm := 0
+	if remove {
+		rm = 1
+	}
+	h.record("cancel", map[string]any{"id": j.id, "pl": j.pl, "remove": rm, "rc": code(err), "state": state,
+		"t0": t0, "t1": nowMS()})
+}
+
+func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64, specs []string, flows, life bool) {
 	var c *echomq.Client
 	for c == nil && ctx.Err() == nil {
 		var err error
@@ -135,6 +161,7 @@ func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string,
 	q := c.Queue(queue)
 	gap := time.Duration(float64(time.Second) / rate)
 	nextUpsert := time.Now().Add(2*time.Second + time.Duration(rng.Int63n(int64(4*time.Second))))
+	var recent []recentJob
 	for seq := 1; ctx.Err() == nil; seq++ {
 		if len(specs) > 0 && time.Now().After(nextUpsert) {
 			upsertSchedule(q, h, specs[rng.Intn(len(specs))])
@@ -145,9 +172,12 @@ func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string,
 			time.Sleep(gap)
 			continue
 		}
+		if life && len(recent) > 0 && rng.Float64() < 0.04 {
+			cancelOne(q, h, rng, recent)
+		}
 		lane := lanes[rng.Intn(len(lanes))]
 		var opts []echomq.EnqueueOption
-		delay, maxAtt := 0, 0
+		delay, maxAtt, timeout, ttl, drop := 0, 0, 0, 0, 0
 		if rng.Float64() < 0.1 {
 			delay = rng.Intn(1500)
 			opts = append(opts, echomq.WithDelay(time.Duration(delay)*time.Millisecond))
@@ -155,6 +185,20 @@ func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string,
 		if rng.Float64() < 0.3 {
 			maxAtt = 1 + rng.Intn(4)
 			opts = append(opts, echomq.WithMaxAttempts(uint32(maxAtt)))
+		}
+		// As the Python producer's life_options: a time limit of 50 ms-1 s,
+		// a start deadline 0.1-3 s after the job is due (a fifth dropped).
+		if life && rng.Float64() < 0.1 {
+			timeout = 50 + rng.Intn(951)
+			opts = append(opts, echomq.WithTimeout(time.Duration(timeout)*time.Millisecond))
+		}
+		if life && rng.Float64() < 0.1 {
+			ttl = delay + 100 + rng.Intn(2901)
+			opts = append(opts, echomq.WithTTL(time.Duration(ttl)*time.Millisecond))
+			if rng.Float64() < 0.2 {
+				drop = 1
+				opts = append(opts, echomq.WithExpireDrop())
+			}
 		}
 		payload := fmt.Sprintf("%s:%d", h.who, seq)
 		t0 := nowMS()
@@ -166,7 +210,13 @@ func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string,
 			id = 0
 		}
 		h.record("enq", map[string]any{"seq": seq, "lane": lane, "pl": payload, "id": id, "rc": code(err),
-			"delay": delay, "max": maxAtt, "t0": t0, "t1": t1})
+			"delay": delay, "max": maxAtt, "timeout": timeout, "ttl": ttl, "drop": drop, "t0": t0, "t1": t1})
+		if err == nil {
+			recent = append(recent, recentJob{id, payload})
+			if len(recent) > 20 {
+				recent = recent[1:]
+			}
+		}
 		if err != nil {
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -227,6 +277,7 @@ func main() {
 	lanes := flag.String("lanes", "", "comma-separated lanes")
 	rate := flag.Float64("rate", 50, "enqueues per second")
 	flows := flag.Bool("flows", false, "produce: enqueue flows too")
+	life := flag.Bool("life", false, "produce: time limits, start deadlines and cancels")
 	schedules := flag.String("schedules", "", "the run's schedules (produce): name|lane|every_ms|cron|missed|grace_ms|overlap;...")
 	flag.Parse()
 	f, err := os.OpenFile(*path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -246,7 +297,7 @@ func main() {
 				specs = append(specs, x)
 			}
 		}
-		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate, specs, *flows)
+		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate, specs, *flows, *life)
 	case "engine":
 		engine(ctx, h, *seed, *url, *queue)
 	default:
