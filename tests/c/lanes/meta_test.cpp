@@ -73,7 +73,7 @@ TEST_CASE("a job's name and headers go with it through retries, dead letters and
   require_verified(c.get(), q);
 }
 
-TEST_CASE("a batch gives every job the call's name; headers alone need no name", "[meta]") {
+TEST_CASE("a batch gives every job the call's name, and headers alone need no name", "[meta]") {
   auto c = connect_client();
   const std::string q = fresh_queue("metabatch");
   echomq_batch *b = nullptr;

@@ -171,7 +171,7 @@ TEST_CASE("keep last N trims exactly, across single acks and batches", "[outcome
   CHECK(lookup_status(c.get(), q, after) == ECHOMQ_ENOTFOUND);
 }
 
-TEST_CASE("a job's own retention at enqueue; older option versions keep working", "[outcomes]") {
+TEST_CASE("a job's own retention at enqueue, and older option versions keep working", "[outcomes]") {
   auto c = connect_client();
   const std::string q = fresh_queue("perjob");
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;

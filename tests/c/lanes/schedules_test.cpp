@@ -78,7 +78,7 @@ TEST_CASE("a schedule is upserted, listed, read, paused, resumed and removed", "
   require_verified(c.get(), q);
 }
 
-TEST_CASE("the same spec upserted again changes nothing; a changed one re-arms only for its timing",
+TEST_CASE("the same spec upserted again changes nothing, a changed one re-arms only for its timing",
           "[schedules]") {
   auto c = connect_client();
   const std::string q = fresh_queue("sched-idem");
@@ -453,8 +453,14 @@ TEST_CASE("a limit of runs and an end time end a schedule", "[schedules][life]")
       ack(c.get(), q, j.get());
     }
   }
-  CHECK(ends == 3);
-  CHECK(std::string(get_schedule(c.get(), q, "ends").ended) == "end");
+  // Each of the three ticks fired or, when a loaded machine let two fall due
+  // before a claim, was counted as missed (one fire for both): none after
+  // the end.
+  auto e = get_schedule(c.get(), q, "ends");
+  CHECK(ends == static_cast<int>(e.runs));
+  CHECK(e.runs >= 1);
+  CHECK(e.runs + e.skips == 3);
+  CHECK(std::string(e.ended) == "end");
   require_verified(c.get(), q);
 }
 

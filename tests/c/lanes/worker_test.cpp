@@ -209,7 +209,7 @@ TEST_CASE("fail retries with backoff by default, discard dead-letters at once", 
   require_verified(c.get(), q);
 }
 
-TEST_CASE("stopping gives prefetched jobs back at once; drain settles running ones", "[worker]") {
+TEST_CASE("stopping gives prefetched jobs back at once, and a drain settles running ones", "[worker]") {
   auto c = connect_client();
   const std::string q = fresh_queue("engine-stop");
   for (int i = 0; i < 10; ++i) enqueue(c.get(), q, "L" + std::to_string(i % 2), std::to_string(i));

@@ -173,7 +173,7 @@ TEST_CASE("TLS to a plain port ends at the connect timeout, naming the handshake
   CHECK(msg.find("TLS handshake") != std::string::npos);
 }
 
-TEST_CASE("a certificate for another name is refused with ETLS; verify=none accepts it", "[tls]") {
+TEST_CASE("a certificate for another name is refused with ETLS, verify=none accepts it", "[tls]") {
   const std::string sock = tls_dir() + "/valkey.sock";
   const std::string ca = "?ca=" + cert("ca.pem");
   std::string msg = refused_unseen(sock, base_url() + ca + "&sni=queue.example.com", ECHOMQ_ETLS);
