@@ -35,6 +35,24 @@ def drain(make_worker, total):
     return total / (time.monotonic() - t0)
 
 
+def noop_app(c, queue, n):
+    """An App on `queue` with one no-op task, "noop", and n of its jobs
+    enqueued over 100 lanes: what both layer benches drain."""
+    app = echomq.App(c, queue=queue)
+
+    @app.task(name="noop", lane=lambda i: f"l{i % 100}")
+    def noop(i):
+        return None
+
+    for i in range(n):
+        noop.enqueue(i)
+    return app
+
+
+def medians(rates):
+    return {k: sorted(v)[len(v) // 2] for k, v in rates.items()}
+
+
 def main() -> int:
     url = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
@@ -44,21 +62,14 @@ def main() -> int:
         for kind in ("raw", "tasks"):
             with echomq.connect(url) as c:
                 name = f"bench-tasks-{kind}-{r}-{time.time_ns()}"
-                app = echomq.App(c, queue=name)
-
-                @app.task(name="noop", lane=lambda i: f"l{i % 100}")
-                def noop(i):
-                    return None
-
-                for i in range(n):
-                    noop.enqueue(i)
+                app = noop_app(c, name, n)
                 q = c.queue(name)
                 if kind == "raw":
                     rate = drain(lambda hook: echomq.Worker(q, lambda job: None, concurrency=8, on_completed=hook), n)
                 else:
                     rate = drain(lambda hook: app.worker(concurrency=8, on_completed=hook), n)
                 rates[kind].append(rate)
-    med = {k: sorted(v)[len(v) // 2] for k, v in rates.items()}
+    med = medians(rates)
     print(f"raw Worker {med['raw']:.0f} jobs/s; tasks App.worker {med['tasks']:.0f} jobs/s; "
           f"ratio {med['tasks'] / med['raw']:.3f}x (medians of {runs}, {n} jobs)")
     return 0

@@ -23,7 +23,7 @@ import echomq
 import echomq.otel
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from tasks import drain  # noqa: E402  (the one drain loop of these benches)
+from tasks import drain, medians, noop_app  # noqa: E402  (the one drain loop of these benches)
 
 
 class _Drop(SpanExporter):
@@ -43,22 +43,15 @@ def main() -> int:
         for r in range(runs):
             for kind in ("off", "on"):
                 with echomq.connect(url) as c:
-                    app = echomq.App(c, queue=f"bench-tracing-{kind}-{r}-{time.time_ns()}")
-
-                    @app.task(name="noop", lane=lambda i: f"l{i % 100}")
-                    def noop(i):
-                        return None
-
-                    if kind == "on":
+                    if kind == "on":  # before the enqueues: their headers carry the context
                         echomq.otel.instrument(tracer_provider=provider)
-                    for i in range(n):
-                        noop.enqueue(i)
+                    app = noop_app(c, f"bench-tracing-{kind}-{r}-{time.time_ns()}", n)
                     rates[kind].append(drain(lambda hook: app.worker(concurrency=8, on_completed=hook), n))
                     echomq.otel.uninstrument()
     finally:
         echomq.otel.uninstrument()
         provider.shutdown()
-    med = {k: sorted(v)[len(v) // 2] for k, v in rates.items()}
+    med = medians(rates)
     print(f"tracing off {med['off']:.0f} jobs/s; tracing on {med['on']:.0f} jobs/s; "
           f"ratio {med['on'] / med['off']:.3f}x (medians of {runs}, {n} jobs, {sampled:g} of traces sampled)")
     return 0
