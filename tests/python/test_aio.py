@@ -175,3 +175,29 @@ def test_a_drain_that_times_out_cancels_the_handlers_still_running(url, queue):
     job = queue.claim(wait=3)  # back by its lease
     assert job is not None and job.attempt == 2
     job.ack()
+
+
+def test_cancelling_run_while_the_engine_starts_still_stops_it(url, queue):
+    # A cancel that lands before the engine has started (here: at once)
+    # waits for the start, then drains: no engine is left running.
+    queue.enqueue_many([("a", str(i)) for i in range(3)])
+    seen = []
+
+    async def handler(job):
+        seen.append(job.id)
+
+    async def main():
+        w = echomq.aio.Worker(queue, handler, concurrency=1)
+        t = asyncio.create_task(w.run())
+        await asyncio.sleep(0)  # run() is in its start
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        assert w.stopping, "the cancel stopped the engine"
+        assert w.join(5), "and its drain ended"
+
+    run(main())
+    time.sleep(0.5)  # an engine left running would take the rest meanwhile
+    s = queue.stats()
+    assert s.leased == 0 and s.acked_total + s.pending == 3
+    assert s.acked_total == len(seen)

@@ -494,12 +494,17 @@ class Worker(_ThreadWorker):
     async def run(self) -> WorkerStats:  # type: ignore[override]
         """Run until stopped (or idle, with ``idle_timeout``); returns the stats."""
         self._loop = asyncio.get_running_loop()
-        await _call(self.start)
+        # The start is shielded too: a cancel while the engine starts waits
+        # for the start to end, then drains (the engine would run on).
+        started = asyncio.ensure_future(_call(self.start))
         try:
+            await asyncio.shield(started)
             await asyncio.shield(_call(self._finished.wait))
         except asyncio.CancelledError:
-            self.stop()
-            await _call(self._finished.wait)  # the drain
+            await asyncio.wait([started])
+            if started.exception() is None:
+                self.stop()
+                await _call(self._finished.wait)  # the drain
             raise
         return self.stats
 
