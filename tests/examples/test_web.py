@@ -68,9 +68,10 @@ class _Procs:
                     time.sleep(0.1)
         return p
 
-    def stop(self, p: subprocess.Popen) -> None:
-        """SIGINT, as Ctrl-C: the process drains and exits 0."""
-        p.send_signal(signal.SIGINT)
+    def stop(self, p: subprocess.Popen, sig: int = signal.SIGINT) -> None:
+        """SIGINT, as Ctrl-C (or SIGTERM, as a process manager): the process
+        drains and exits 0."""
+        p.send_signal(sig)
         out, _ = p.communicate(timeout=30)
         assert p.returncode == 0, f"exited {p.returncode}: {out}"
 
@@ -122,8 +123,22 @@ def test_python_starlette_service(url: str, procs: _Procs) -> None:
     workers: List[subprocess.Popen] = []
     _exercise(f"http://127.0.0.1:{port}",
               lambda: workers.append(procs.start([sys.executable, str(app), "worker"], env)))
-    procs.stop(workers[0])
+    procs.stop(workers[0], signal.SIGTERM)
     procs.stop(web)
+
+
+def test_python_worker_stops_on_sigint_even_if_started_with_it_ignored(url: str, procs: _Procs) -> None:
+    # A process started in the background by a non-interactive shell
+    # inherits SIGINT ignored; the worker sets its own handlers.
+    app = ROOT / "examples/web/python/app.py"
+    env = dict(os.environ, ECHOMQ_URL=url)
+    p = subprocess.Popen([sys.executable, str(app), "worker"], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    procs.procs.append(p)
+    time.sleep(1.0)  # up and waiting for work
+    assert p.poll() is None, p.stdout.read() if p.stdout else ""
+    procs.stop(p)
 
 
 def test_go_net_http_service(url: str, procs: _Procs, tmp_path: Path) -> None:

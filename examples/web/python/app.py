@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 
 import echomq
@@ -93,12 +94,21 @@ def main() -> int:
 
         uvicorn.run(app, host=a.host, port=a.port, log_level="warning")
     else:
-        worker = tasks.worker(concurrency=a.concurrency)
-        try:
-            asyncio.run(worker.run())  # Ctrl-C (or SIGTERM's KeyboardInterrupt) drains and stops
-        except KeyboardInterrupt:
-            pass
+        asyncio.run(work(a.concurrency))
     return 0
+
+
+async def work(concurrency: int) -> None:
+    """Runs the tasks until SIGINT (Ctrl-C) or SIGTERM (a process manager's
+    stop), which drain: running tasks finish, nothing new starts. The
+    handlers are set here, not left to Python's defaults: a process started
+    in the background may inherit SIGINT ignored, and SIGTERM would kill it
+    mid-task."""
+    worker = tasks.worker(concurrency=concurrency)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, worker.stop)
+    await worker.run()
 
 
 if __name__ == "__main__":
